@@ -1,0 +1,125 @@
+import { AppError } from '@chat/contracts';
+import type { z } from 'zod';
+import { coreEndpoints } from './core-endpoints.ts';
+import {
+  authorizationDecisionSchema,
+  mentionResolutionSchema,
+  type AuthorizationDecision,
+  type AuthorizationRequest,
+  type MentionResolution,
+  type MentionResolutionRequest,
+} from './core-contract.schema.ts';
+
+export interface CoreClientOptions {
+  /** Core's base URL. */
+  coreUrl: string;
+  /** Bearer token chat presents to core's service API. */
+  serviceToken: string;
+  /** Time allowed for a whole call, body included, before answering 503. @defaultValue 2000 */
+  timeoutMs?: number;
+  /** @defaultValue globalThis.fetch (keeps connections alive between calls) */
+  fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  /** Passed to core as `X-Request-Id` so both sides' logs line up. */
+  requestId?: string;
+}
+
+export interface CoreClient {
+  /** Asks core for a live decision. Throws AppError AUTHORIZATION_UNAVAILABLE when core cannot answer. */
+  authorize(input: AuthorizationRequest, options?: CallOptions): Promise<AuthorizationDecision>;
+  /**
+   * Asks core which mention targets exist and may read the scope. Throws CORE_RESOURCE_TOKEN_REJECTED
+   * when core refuses the resource token, AUTHORIZATION_UNAVAILABLE when core cannot answer.
+   */
+  resolveMentions(input: MentionResolutionRequest, options?: CallOptions): Promise<MentionResolution>;
+}
+
+/** Answers larger than this are not something core sends; they are treated as garbage. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+function unavailable(cause: unknown): AppError {
+  return new AppError('AUTHORIZATION_UNAVAILABLE', 'Authorization is unavailable.', { cause });
+}
+
+interface CoreResponse {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * The client of core's service API. Every failure to get a well-formed answer in time (timeout,
+ * network error, 5xx, an unexpected status, a body that fails validation) is AUTHORIZATION_UNAVAILABLE,
+ * so callers fail closed with 503 and never guess.
+ */
+export function createCoreClient(options: CoreClientOptions): CoreClient {
+  const endpoints = coreEndpoints(options.coreUrl);
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+
+  async function post(url: URL, body: unknown, headers: Record<string, string>): Promise<CoreResponse> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const response = await fetchImpl(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${options.serviceToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+        redirect: 'error',
+        signal,
+      });
+      const text = await response.text();
+      if (text.length > MAX_RESPONSE_BYTES) throw new Error(`core answer of ${text.length} characters`);
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, body: parsed };
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  function validated<T>(schema: z.ZodType<T>, response: CoreResponse, what: string): T {
+    if (response.status !== 200) throw unavailable(new Error(`core answered ${what} with status ${response.status}`));
+    const result = schema.safeParse(response.body);
+    if (!result.success) throw unavailable(new Error(`core's ${what} answer failed validation`));
+    return result.data;
+  }
+
+  function requestHeaders(callOptions: CallOptions | undefined): Record<string, string> {
+    return callOptions?.requestId === undefined ? {} : { 'x-request-id': callOptions.requestId };
+  }
+
+  return {
+    async authorize(input, callOptions) {
+      const response = await post(endpoints.authorize, input, requestHeaders(callOptions));
+      return validated(authorizationDecisionSchema, response, 'authorize');
+    },
+
+    async resolveMentions(input, callOptions) {
+      const { coreResourceToken, ...body } = input;
+      const headers = requestHeaders(callOptions);
+      if (coreResourceToken !== undefined) headers['x-core-resource-authorization'] = `Bearer ${coreResourceToken}`;
+      const response = await post(endpoints.resolveMentions, body, headers);
+      const errorCode = (response.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+      // 401 is the resource token's refusal, unless core says it refused chat's own service token.
+      if (response.status === 401 && errorCode !== 'service_unauthenticated') {
+        throw new AppError('CORE_RESOURCE_TOKEN_REJECTED', 'The core resource token was rejected.');
+      }
+      const resolution = validated(mentionResolutionSchema, response, 'mention resolution');
+      const answered = new Set(resolution.targets.map((t) => `${t.kind}:${t.id}`));
+      if (!input.targets.every((t) => answered.has(`${t.kind}:${t.id}`))) {
+        throw unavailable(new Error('core left mention targets unanswered'));
+      }
+      return resolution;
+    },
+  };
+}

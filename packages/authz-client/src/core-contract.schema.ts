@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** Bodies of core's service API for chat (docs/core-contract.md), each schema with its type. */
+
+export const authorizationActionSchema = z.enum(['read', 'write']);
+export type AuthorizationAction = z.infer<typeof authorizationActionSchema>;
+
+export interface AuthorizationRequest {
+  principal: { kind: 'user' | 'bot'; id: string; credentialId?: string };
+  repositoryId: string;
+  branchId?: string;
+  action: AuthorizationAction;
+}
+
+const idSchema = z.string().min(1).max(256);
+
+/** Unknown extra properties are dropped, so core may add fields without breaking chat. */
+export const authorizationDecisionSchema = z.object({
+  decision: z.enum(['allow', 'deny', 'principal_invalid']),
+  decisionId: idSchema,
+  scopeState: z.enum(['active', 'sealed']),
+  subject: z.object({ kind: z.enum(['user', 'organization']), id: idSchema }).optional(),
+  botCredentialId: idSchema.optional(),
+  botGrantId: idSchema.optional(),
+});
+export type AuthorizationDecision = z.infer<typeof authorizationDecisionSchema>;
+
+export const mentionTargetSchema = z.object({ kind: z.enum(['human', 'bot']), id: idSchema });
+export type MentionTarget = z.infer<typeof mentionTargetSchema>;
+
+export interface MentionResolutionRequest {
+  repositoryId: string;
+  branchId?: string;
+  targets: MentionTarget[];
+  /** The author's core resource token (without `Bearer `); chat requires it for human authors. */
+  coreResourceToken?: string;
+}
+
+export const mentionResolutionSchema = z.object({
+  targets: z.array(mentionTargetSchema.extend({ valid: z.boolean() })),
+});
+export type MentionResolution = z.infer<typeof mentionResolutionSchema>;

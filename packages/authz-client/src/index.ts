@@ -1,0 +1,20 @@
+export { createTokenVerifier, type TokenVerifier, type TokenVerifierOptions, type VerifiedPrincipal } from './token-verifier.ts';
+export { createCoreClient, type CallOptions, type CoreClient, type CoreClientOptions } from './core-client.ts';
+export {
+  authorizeScope,
+  type DecisionAttribution,
+  type ScopeAuthorization,
+  type ScopeRequest,
+} from './authorize-scope.ts';
+export { extractBearerToken, parseCoreResourceHeader, MAX_TOKEN_BYTES } from './bearer-header.ts';
+export { coreEndpoints, type CoreEndpoints } from './core-endpoints.ts';
+export {
+  authorizationDecisionSchema,
+  mentionResolutionSchema,
+  type AuthorizationAction,
+  type AuthorizationDecision,
+  type AuthorizationRequest,
+  type MentionResolution,
+  type MentionResolutionRequest,
+  type MentionTarget,
+} from './core-contract.schema.ts';

@@ -1,0 +1,4 @@
+import { runBackboneContract } from '../testing/backbone-contract.ts';
+import { InProcessBackbone } from './in-process-backbone.ts';
+
+runBackboneContract('InProcessBackbone', async (opts) => new InProcessBackbone(opts));

@@ -1,0 +1,7 @@
+export * from './backbone.ts';
+export { partitionOf, fnv1a32 } from './partition.ts';
+export { compareEntryIds } from './entry-id.ts';
+export { StreamKeys } from './redis/stream-keys.ts';
+export { RedisStreamsBackbone, type RedisStreamsBackboneOptions } from './redis/redis-streams-backbone.ts';
+export type { RedisTarget } from './redis/redis-connection.ts';
+export { InProcessBackbone, type InProcessBackboneOptions } from './in-process/in-process-backbone.ts';

@@ -1,0 +1,34 @@
+import type { Redis } from 'ioredis';
+import type { Channel, DeadLetter } from '../backbone.ts';
+import { compareEntryIds } from '../entry-id.ts';
+import { flatToRecord } from './redis-connection.ts';
+import type { RawEntry } from './stream-entry.ts';
+
+/** The newest `limit` dead letters across a channel's partitions. */
+export async function listDeadLetters(redis: Redis, channel: Channel, deadKeys: string[], limit: number): Promise<DeadLetter[]> {
+  const pipeline = redis.pipeline();
+  for (const key of deadKeys) pipeline.xrevrange(key, '+', '-', 'COUNT', limit);
+  const letters: { deadId: string; letter: DeadLetter }[] = [];
+  for (const [err, entries] of (await pipeline.exec()) ?? []) {
+    if (err) throw err;
+    for (const [deadId, fields] of entries as RawEntry[]) {
+      const r = flatToRecord(fields);
+      letters.push({
+        deadId,
+        letter: {
+          channel,
+          scopeKey: String(r['scopeKey'] ?? ''),
+          seq: Number(r['seq'] ?? 0),
+          data: String(r['data'] ?? ''),
+          entryId: String(r['entryId'] ?? ''),
+          group: String(r['group'] ?? ''),
+          consumer: String(r['consumer'] ?? ''),
+          deliveries: Number(r['deliveries'] ?? 0),
+          deadLetteredAt: Number(r['deadLetteredAt'] ?? 0),
+        },
+      });
+    }
+  }
+  letters.sort((a, b) => b.letter.deadLetteredAt - a.letter.deadLetteredAt || compareEntryIds(b.deadId, a.deadId));
+  return letters.slice(0, limit).map(({ letter }) => letter);
+}

@@ -1,0 +1,22 @@
+import type { Channel, DeliveredEvent } from '../backbone.ts';
+import { flatToRecord } from './redis-connection.ts';
+
+/** Field list written by XADD for one event; the reader below is its inverse. */
+export function eventFields(scopeKey: string, seq: number, data: string): string[] {
+  return ['scopeKey', scopeKey, 'seq', String(seq), 'data', data];
+}
+
+/**
+ * Turns a stream entry back into an event. Anything malformed yields `null` and is skipped: the
+ * backbone may drop an entry (readers recover by seq) but must never hand out a made-up event.
+ */
+export function toDeliveredEvent(channel: Channel, entryId: string, fields: unknown): DeliveredEvent | null {
+  const record = flatToRecord(fields);
+  const { scopeKey, seq, data } = record;
+  const seqNumber = Number(seq);
+  if (typeof scopeKey !== 'string' || typeof data !== 'string' || !Number.isSafeInteger(seqNumber)) return null;
+  return { channel, scopeKey, seq: seqNumber, data, entryId };
+}
+
+export type RawEntry = [id: string, fields: unknown];
+export type RawStreamReply = [key: string, entries: RawEntry[]][];

@@ -1,0 +1,102 @@
+import { CANONICAL_ULID_PATTERN, REQUEST_ID_PATTERN } from './primitives.ts';
+import { buildComponentSchemas, schemaRef, type JsonObject } from './openapi-schemas.ts';
+
+/** Every response of every operation carries this header (spec sections 1 and 7). */
+export const requestIdResponseHeader = { $ref: '#/components/headers/XRequestId' };
+
+/** The error statuses section 4 uses, each answered with an ErrorEnvelope. */
+export const ERROR_RESPONSES = {
+  400: { name: 'BadRequest', description: 'Invalid scope, limit, cursor, header, message or request ID.' },
+  401: { name: 'Unauthorized', description: 'Bearer token missing or rejected (AUTHENTICATION_REQUIRED or TOKEN_REJECTED).' },
+  403: { name: 'Forbidden', description: 'Read denied, or write / append capability denied on appends (AUTHORIZATION_DENIED).' },
+  404: { name: 'NotFound', description: 'The notification is unavailable to the principal.' },
+  409: { name: 'Conflict', description: 'The request conflicts with the current state (see the operation).' },
+  429: { name: 'TooManyRequests', description: 'A rate limit or stream cap was reached; retry after `Retry-After` seconds.' },
+  503: { name: 'ServiceUnavailable', description: 'Authorization, persistence or the stream listener is unavailable.' },
+} as const;
+export type ErrorStatus = keyof typeof ERROR_RESPONSES;
+
+const ulidSchema = { type: 'string', pattern: CANONICAL_ULID_PATTERN.source };
+
+function errorResponse(status: ErrorStatus): JsonObject {
+  const headers: JsonObject = { 'X-Request-Id': requestIdResponseHeader };
+  if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+  return {
+    description: ERROR_RESPONSES[status].description,
+    headers,
+    content: { 'application/json': { schema: schemaRef('ErrorEnvelope') } },
+  };
+}
+
+/** The `components` object: schemas generated from zod, plus parameters, headers, responses and security. */
+export function buildComponents(): JsonObject {
+  const responses: JsonObject = {};
+  for (const status of Object.keys(ERROR_RESPONSES).map(Number) as ErrorStatus[]) {
+    responses[ERROR_RESPONSES[status].name] = errorResponse(status);
+  }
+  return {
+    schemas: buildComponentSchemas(),
+    parameters: {
+      RepositoryId: {
+        name: 'repositoryId', in: 'path', required: true, description: 'Canonical ULID of the repository.', schema: ulidSchema,
+      },
+      BranchId: {
+        name: 'branchId', in: 'path', required: true,
+        description: 'Canonical ULID of the branch (never reused across delete and recreate).', schema: ulidSchema,
+      },
+      Limit: {
+        name: 'limit', in: 'query', required: false,
+        description: 'Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted.',
+        schema: { type: 'integer', minimum: 0 },
+      },
+      Cursor: {
+        name: 'cursor', in: 'query', required: false,
+        description: 'Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID.',
+        schema: { type: 'string' },
+      },
+      LastEventId: {
+        name: 'Last-Event-ID', in: 'header', required: false,
+        description: 'Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT).',
+        schema: { type: 'string' },
+      },
+      IdempotencyKey: {
+        name: 'Idempotency-Key', in: 'header', required: true,
+        description: 'Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID.',
+        schema: ulidSchema,
+      },
+      CoreAuthorization: {
+        name: 'X-Service-Core-Authorization', in: 'header', required: false,
+        description: 'Bearer-form core OAuth resource credential; required only for human-authored structured mentions.',
+        schema: { type: 'string' },
+      },
+      RequestId: {
+        name: 'X-Request-Id', in: 'header', required: false,
+        description: 'Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent.',
+        schema: { type: 'string', minLength: 1, maxLength: 128, pattern: REQUEST_ID_PATTERN.source },
+      },
+    },
+    headers: {
+      XRequestId: {
+        description: 'The request ID: the client\'s X-Request-Id, or one the server made. Error bodies repeat it.',
+        required: true,
+        schema: { type: 'string', minLength: 1, maxLength: 128, pattern: REQUEST_ID_PATTERN.source },
+      },
+      RetryAfter: {
+        description: 'Whole seconds to wait before retrying.',
+        required: true,
+        schema: { type: 'integer', minimum: 0 },
+      },
+    },
+    responses,
+    securitySchemes: {
+      chatOAuthBearer: {
+        type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+        description: 'Human marketplace OAuth access token whose audience is this chat service. Identity-provider ID tokens and marketplace app tokens are rejected.',
+      },
+      botBearer: {
+        type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+        description: 'Grant-bound bot access token; needs a live `room:read` or `message:append` capability.',
+      },
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import { ERROR_RESPONSES, requestIdResponseHeader, type ErrorStatus } from './openapi-components.ts';
+import { schemaRef, type JsonObject } from './openapi-schemas.ts';
+
+type OperationKind = 'room' | 'listMessages' | 'append' | 'roomStream' | 'listInbox' | 'acknowledge' | 'inboxStream';
+
+interface OperationSpec {
+  operationId: string;
+  method: 'get' | 'post';
+  path: string;
+  kind: OperationKind;
+  branch: boolean;
+  summary: string;
+}
+
+const REPO = '/v1/repositories/{repositoryId}';
+const BRANCH = `${REPO}/branches/{branchId}`;
+
+/** The eleven operations of spec section 4, in the spec's order. */
+export const OPERATIONS: readonly OperationSpec[] = [
+  { operationId: 'getRepositoryRoom', method: 'get', path: `${REPO}/room`, kind: 'room', branch: false, summary: 'Get the repository room' },
+  { operationId: 'getBranchRoom', method: 'get', path: `${BRANCH}/room`, kind: 'room', branch: true, summary: 'Get a branch room' },
+  { operationId: 'listRepositoryMessages', method: 'get', path: `${REPO}/room/messages`, kind: 'listMessages', branch: false, summary: 'List repository room messages, oldest first' },
+  { operationId: 'listBranchMessages', method: 'get', path: `${BRANCH}/room/messages`, kind: 'listMessages', branch: true, summary: 'List branch room messages, oldest first' },
+  { operationId: 'appendRepositoryMessage', method: 'post', path: `${REPO}/room/messages`, kind: 'append', branch: false, summary: 'Append a message to the repository room' },
+  { operationId: 'appendBranchMessage', method: 'post', path: `${BRANCH}/room/messages`, kind: 'append', branch: true, summary: 'Append a message to a branch room' },
+  { operationId: 'streamRepositoryRoom', method: 'get', path: `${REPO}/room/events`, kind: 'roomStream', branch: false, summary: 'Stream the repository room' },
+  { operationId: 'streamBranchRoom', method: 'get', path: `${BRANCH}/room/events`, kind: 'roomStream', branch: true, summary: 'Stream a branch room' },
+  { operationId: 'listRepositoryInbox', method: 'get', path: `${REPO}/inbox`, kind: 'listInbox', branch: false, summary: 'List the caller\'s inbox for a repository' },
+  { operationId: 'acknowledgeRepositoryInbox', method: 'post', path: `${REPO}/inbox/acknowledgements`, kind: 'acknowledge', branch: false, summary: 'Move the caller\'s inbox checkpoint' },
+  { operationId: 'streamRepositoryInbox', method: 'get', path: `${REPO}/inbox/events`, kind: 'inboxStream', branch: false, summary: 'Stream the caller\'s inbox for a repository' },
+];
+
+/** Error statuses per operation group: spec section 4, "Status codes by operation". */
+export const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus[]>> = {
+  room: [400, 401, 403, 503],
+  listMessages: [400, 401, 403, 503],
+  listInbox: [400, 401, 403, 503],
+  append: [400, 401, 403, 409, 429, 503],
+  roomStream: [400, 401, 403, 409, 429, 503],
+  inboxStream: [400, 401, 403, 503],
+  acknowledge: [400, 401, 403, 404, 409, 503],
+};
+
+// Operation-specific meanings of shared statuses; a 3.1 Reference Object may override `description`.
+const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, string>>>> = {
+  append: {
+    403: 'Write capability (humans) or `message:append` capability (bots) denied.',
+    409: 'ROOM_SEALED, IDEMPOTENCY_KEY_REUSED (same key, different Markdown) or RESOURCE_CONFLICT.',
+    429: 'RATE_LIMITED: retry after `Retry-After` seconds with the same Idempotency-Key.',
+  },
+  roomStream: {
+    409: 'The room is virtual and its scope is sealed, so it cannot be materialized.',
+    429: 'STREAM_PRINCIPAL_LIMIT or STREAM_ROOM_LIMIT: a stream cap is reached; retry after `Retry-After` seconds.',
+  },
+  acknowledge: {
+    404: 'The notification is unavailable to the principal.',
+    409: 'INBOX_CHECKPOINT_STALE: `expectedCursor` differs from the current checkpoint.',
+  },
+};
+
+const SHARED_EVENTS = [
+  { event: 'heartbeat', id: 'none', data: 'HeartbeatEventData', meaning: 'liveness signal with server time; never advances resume state' },
+  { event: 'handoff', id: 'none', data: 'HandoffEventData', meaning: 'planned server rotation (reason `stream_rotation`); reconnect from the last durable cursor' },
+  { event: 'reauthorize', id: 'none', data: 'ReauthorizeEventData', meaning: 'access changed or could not be confirmed; the server closes the stream; refresh authority before reconnecting' },
+];
+
+const STREAM_EVENTS = {
+  roomStream: [
+    { event: 'message', id: 'durable message cursor (valid as `cursor` on the list operation)', data: 'MessageResponse', meaning: 'one committed message, in (createdAt, messageId) order' },
+    ...SHARED_EVENTS,
+  ],
+  inboxStream: [
+    { event: 'notification', id: 'durable notification cursor (valid as `cursor` on listRepositoryInbox)', data: 'NotificationResponse', meaning: 'one notification; only notification events carry durable IDs' },
+    ...SHARED_EVENTS,
+  ],
+};
+
+function jsonResponse(description: string, schemaId: string): JsonObject {
+  return {
+    description,
+    headers: { 'X-Request-Id': requestIdResponseHeader },
+    content: { 'application/json': { schema: schemaRef(schemaId) } },
+  };
+}
+
+function streamResponse(kind: 'roomStream' | 'inboxStream'): JsonObject {
+  const events = STREAM_EVENTS[kind];
+  const lines = events.map((e) => `- \`${e.event}\` (SSE id: ${e.id}; data: ${e.data}): ${e.meaning}.`);
+  return {
+    description: [
+      'A text/event-stream. Events, whose `data` is one JSON document of the named component schema:',
+      ...lines,
+      'No other event kinds are sent. Reconnect with the last durable cursor in `Last-Event-ID`.',
+    ].join('\n'),
+    headers: { 'X-Request-Id': requestIdResponseHeader },
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+    'x-sse-events': events.map((e) => ({ event: e.event, id: e.id, data: schemaRef(e.data) })),
+  };
+}
+
+function successResponses(kind: OperationKind): JsonObject {
+  switch (kind) {
+    case 'room':
+      return { 200: jsonResponse('The room; an empty virtual room (`persisted` false) when none is stored yet.', 'RoomResponse') };
+    case 'listMessages':
+      return { 200: jsonResponse('A page of messages, oldest first by (createdAt, messageId).', 'MessagePageResponse') };
+    case 'append':
+      return {
+        200: jsonResponse('Exact retry with the same Idempotency-Key: the original message.', 'MessageResponse'),
+        201: jsonResponse('The new message.', 'MessageResponse'),
+      };
+    case 'listInbox':
+      return { 200: jsonResponse('A page of the caller\'s notifications, with its acknowledged checkpoint.', 'InboxPageResponse') };
+    case 'acknowledge':
+      return { 200: jsonResponse('The checkpoint after the acknowledgement.', 'AcknowledgeInboxResponse') };
+    case 'roomStream':
+    case 'inboxStream':
+      return { 200: streamResponse(kind) };
+  }
+}
+
+function parameters(spec: OperationSpec): JsonObject[] {
+  const names = ['RepositoryId'];
+  if (spec.branch) names.push('BranchId');
+  if (spec.kind === 'listMessages' || spec.kind === 'listInbox') names.push('Limit', 'Cursor');
+  if (spec.kind === 'roomStream' || spec.kind === 'inboxStream') names.push('LastEventId', 'Cursor');
+  if (spec.kind === 'append') names.push('IdempotencyKey', 'CoreAuthorization');
+  names.push('RequestId');
+  return names.map((name) => ({ $ref: `#/components/parameters/${name}` }));
+}
+
+function requestBody(kind: OperationKind): JsonObject | undefined {
+  const schemaId = kind === 'append' ? 'AppendMessageRequest' : kind === 'acknowledge' ? 'AcknowledgeInboxRequest' : undefined;
+  if (schemaId === undefined) return undefined;
+  return { required: true, content: { 'application/json': { schema: schemaRef(schemaId) } } };
+}
+
+function tagOf(kind: OperationKind): string {
+  if (kind === 'room') return 'rooms';
+  if (kind === 'listMessages' || kind === 'append') return 'messages';
+  if (kind === 'roomStream' || kind === 'inboxStream') return 'streams';
+  return 'inbox';
+}
+
+function operation(spec: OperationSpec): JsonObject {
+  const responses = successResponses(spec.kind);
+  for (const status of ERROR_STATUSES[spec.kind]) {
+    const detail = ERROR_DETAILS[spec.kind]?.[status];
+    const ref = `#/components/responses/${ERROR_RESPONSES[status].name}`;
+    responses[status] = detail === undefined ? { $ref: ref } : { $ref: ref, description: detail };
+  }
+  const body = requestBody(spec.kind);
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    tags: [tagOf(spec.kind)],
+    security: [{ chatOAuthBearer: [] }, { botBearer: [] }],
+    parameters: parameters(spec),
+    ...(body === undefined ? {} : { requestBody: body }),
+    responses,
+  };
+}
+
+/** The `paths` object of the contract. */
+export function buildPaths(): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const spec of OPERATIONS) {
+    paths[spec.path] = { ...paths[spec.path], [spec.method]: operation(spec) };
+  }
+  return paths;
+}

@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { buildOpenApiDocument, openApiDocument, serializeOpenApiDocument } from './openapi.ts';
+
+const COMMITTED_PATH = new URL('../openapi.json', import.meta.url);
+const REGENERATE = 'openapi.json is stale: run `pnpm --filter @chat/contracts openapi:generate` and commit the result';
+
+type Json = Record<string, unknown>;
+const built = buildOpenApiDocument();
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+function operations(document: Json): Array<{ path: string; method: string; op: Json }> {
+  const out: Array<{ path: string; method: string; op: Json }> = [];
+  for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
+    for (const method of METHODS) if (item[method]) out.push({ path, method, op: item[method] as Json });
+  }
+  return out;
+}
+
+function resolve(document: Json, ref: string): unknown {
+  expect(ref.startsWith('#/'), ref).to.equal(true);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, part) => (node as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+}
+
+/** Follows a Reference Object to what it names. */
+function deref(document: Json, node: Json): Json {
+  return typeof node.$ref === 'string' ? (resolve(document, node.$ref) as Json) : node;
+}
+
+describe('OpenAPI document', () => {
+  it('committed openapi.json equals buildOpenApiDocument()', () => {
+    const text = readFileSync(COMMITTED_PATH, 'utf8');
+    expect(text, REGENERATE).to.equal(serializeOpenApiDocument(built));
+    expect(openApiDocument, REGENERATE).to.deep.equal(JSON.parse(serializeOpenApiDocument(built)));
+  });
+
+  it('is OpenAPI 3.1 at contract version 1.0.0', () => {
+    expect(built.openapi).to.equal('3.1.0');
+    expect((built.info as Json).version).to.equal('1.0.0');
+    expect((built.info as Json).title).to.be.a('string');
+  });
+
+  it('resolves every $ref', () => {
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node !== null && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref') refs.push(value as string);
+          else walk(value);
+        }
+      }
+    };
+    walk(built);
+    expect(refs.length).to.be.greaterThan(50);
+    for (const ref of refs) expect(resolve(built, ref), ref).not.to.equal(undefined);
+  });
+
+  it('has the eleven operations of spec section 4, each operationId once, all under /v1', () => {
+    const ops = operations(built);
+    const ids = ops.map(({ op }) => op.operationId);
+    expect(ids).to.have.members([
+      'getRepositoryRoom', 'getBranchRoom', 'listRepositoryMessages', 'listBranchMessages', 'appendRepositoryMessage',
+      'appendBranchMessage', 'streamRepositoryRoom', 'streamBranchRoom', 'listRepositoryInbox', 'acknowledgeRepositoryInbox',
+      'streamRepositoryInbox',
+    ]);
+    expect(new Set(ids).size).to.equal(ids.length);
+    for (const { path } of ops) expect(path).to.match(/^\/v1\//);
+    expect(Object.keys(built.paths as Json)).not.to.include('/v1/openapi.json');
+  });
+
+  it('gives every response X-Request-Id, every 429 Retry-After and every error the envelope', () => {
+    for (const { op } of operations(built)) {
+      for (const [status, raw] of Object.entries(op.responses as Record<string, Json>)) {
+        const response = deref(built, raw);
+        const headers = response.headers as Record<string, Json>;
+        expect(deref(built, headers['X-Request-Id']!).required, `${op.operationId} ${status}`).to.equal(true);
+        if (status === '429') expect(headers['Retry-After'], `${op.operationId} 429`).to.exist;
+        if (Number(status) >= 400) {
+          const content = response.content as Record<string, Json>;
+          expect(content['application/json']!.schema).to.deep.equal({ $ref: '#/components/schemas/ErrorEnvelope' });
+        }
+      }
+    }
+  });
+
+  it('lists exactly the statuses of spec section 4 per operation', () => {
+    const expected: Record<string, number[]> = {
+      getRepositoryRoom: [200, 400, 401, 403, 503],
+      getBranchRoom: [200, 400, 401, 403, 503],
+      listRepositoryMessages: [200, 400, 401, 403, 503],
+      listBranchMessages: [200, 400, 401, 403, 503],
+      listRepositoryInbox: [200, 400, 401, 403, 503],
+      appendRepositoryMessage: [200, 201, 400, 401, 403, 409, 429, 503],
+      appendBranchMessage: [200, 201, 400, 401, 403, 409, 429, 503],
+      streamRepositoryRoom: [200, 400, 401, 403, 409, 429, 503],
+      streamBranchRoom: [200, 400, 401, 403, 409, 429, 503],
+      streamRepositoryInbox: [200, 400, 401, 403, 503],
+      acknowledgeRepositoryInbox: [200, 400, 401, 403, 404, 409, 503],
+    };
+    for (const { op } of operations(built)) {
+      expect(Object.keys(op.responses as Json).map(Number), op.operationId as string).to.deep.equal(expected[op.operationId as string]);
+    }
+  });
+
+  it('accepts either bearer scheme on every operation', () => {
+    const schemes = (built.components as Json).securitySchemes as Record<string, Json>;
+    for (const name of ['chatOAuthBearer', 'botBearer']) expect(schemes[name]).to.include({ type: 'http', scheme: 'bearer' });
+    for (const { op } of operations(built)) {
+      expect(op.security).to.deep.equal([{ chatOAuthBearer: [] }, { botBearer: [] }]);
+    }
+  });
+
+  it('declares the parameters of spec section 4 on the right operations', () => {
+    for (const { path, method, op } of operations(built)) {
+      const params = (op.parameters as Json[]).map((p) => deref(built, p));
+      const byName = new Map(params.map((p) => [p.name as string, p]));
+      const id = op.operationId as string;
+      for (const match of path.matchAll(/\{(\w+)\}/g)) {
+        expect(byName.get(match[1]!), `${id} ${match[1]}`).to.include({ in: 'path', required: true });
+        expect((byName.get(match[1]!)!.schema as Json).pattern).to.equal('^[0-7][0-9A-HJKMNP-TV-Z]{25}$');
+      }
+      expect(byName.get('X-Request-Id'), id).to.include({ in: 'header', required: false });
+      expect(byName.has('limit'), id).to.equal(/^list/.test(id));
+      expect(byName.has('cursor'), id).to.equal(/^(list|stream)/.test(id));
+      expect(byName.has('Last-Event-ID'), id).to.equal(/^stream/.test(id));
+      expect(byName.get('Idempotency-Key')?.required ?? false, id).to.equal(/^append/.test(id));
+      expect(byName.has('X-Service-Core-Authorization'), id).to.equal(/^append/.test(id));
+      expect(op.requestBody !== undefined, id).to.equal(method === 'post');
+      if (/^stream/.test(id)) {
+        const ok = (op.responses as Record<string, Json>)['200']!;
+        expect(Object.keys(ok.content as Json)).to.deep.equal(['text/event-stream']);
+        for (const event of ['heartbeat', 'handoff', 'reauthorize']) expect(ok.description).to.include(`\`${event}\``);
+        expect(ok.description).to.include(id === 'streamRepositoryInbox' ? '`notification`' : '`message`');
+      }
+    }
+  });
+});

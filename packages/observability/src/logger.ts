@@ -1,0 +1,48 @@
+import { pino, type Logger } from 'pino';
+
+/** Header and field paths that may carry credentials; pino replaces them before a line is written. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-service-core-authorization"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-service-core-authorization"]',
+  'authorization',
+  'token',
+  '*.token',
+  'resourceToken',
+];
+
+/** Anything shaped like a JWT (three base64url segments); scrubbed from free-text messages too. */
+const TOKEN_SHAPE = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+
+export function scrubTokens(text: string): string {
+  return text.replace(TOKEN_SHAPE, '[REDACTED]');
+}
+
+/** The process logger. JSON lines; secrets are redacted by path and by shape. */
+export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
+  return pino(
+    {
+      name: options.name,
+      level: options.level,
+      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((a) => (typeof a === 'string' ? scrubTokens(a) : a)) as Parameters<typeof method>;
+          method.apply(this, scrubbed);
+        },
+      },
+      formatters: {
+        log(object) {
+          const err = object.err as { message?: string; stack?: string } | undefined;
+          if (err && typeof err === 'object') {
+            return { ...object, err: { ...err, message: scrubTokens(String(err.message ?? '')), stack: scrubTokens(String(err.stack ?? '')) } };
+          }
+          return object;
+        },
+      },
+    },
+    options.destination,
+  );
+}

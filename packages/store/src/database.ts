@@ -1,0 +1,80 @@
+/**
+ * One handle over either PostgreSQL (`pg`, by URL) or embedded PGlite (data in a folder). The
+ * repositories only see the drizzle database, so the same code runs on both.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import { schema } from './schema.ts';
+
+export type ChatDb = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string; poolSize?: number; statementTimeoutMs?: number; connectTimeoutMs?: number }
+  | { kind: 'pglite'; dataDir?: string };
+
+export interface Database {
+  readonly kind: DatabaseTarget['kind'];
+  readonly db: ChatDb;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  /** A cheap round trip, for readiness probes. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database. For PostgreSQL the pool fails fast when the server is gone (connect timeout)
+ * and bounds every statement, so an outage turns into a quick 503 rather than a hung request.
+ */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.kind === 'postgres') return openPostgres(target);
+  return openPglite(target);
+}
+
+function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Database {
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: target.poolSize ?? 10,
+    connectionTimeoutMillis: target.connectTimeoutMs ?? 3000,
+    statement_timeout: target.statementTimeoutMs ?? 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as ChatDb;
+  return {
+    kind: 'postgres',
+    db,
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(target: Extract<DatabaseTarget, { kind: 'pglite' }>): Promise<Database> {
+  const client = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as ChatDb;
+  return {
+    kind: 'pglite',
+    db,
+    async exec(sql) {
+      await client.exec(sql);
+    },
+    async ping() {
+      await client.query('SELECT 1');
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,12 @@
+export { openDatabase, type Database, type DatabaseTarget, type ChatDb } from './database.ts';
+export { migrate } from './migrate.ts';
+export { createStore, type Store } from './store.ts';
+export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';
+export type { MessageRepository, NewMessage, AppendOutcome, AppendOptions } from './message.repository.ts';
+export type { OutboxRepository } from './outbox.repository.ts';
+export type { ServiceKeyRepository } from './service-key.repository.ts';
+export type { RoomRow, MessageRow, OutboxRow, StoredMention } from './schema.ts';
+export { isStoreUnavailable, storeCall } from './store-errors.ts';
+export { nextMessageId } from './monotonic-ulid.ts';
+export { toMessageResponse } from './message.presenter.ts';
+export { loadCursorCodec } from './cursor-keys.ts';

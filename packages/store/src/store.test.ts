@@ -1,0 +1,150 @@
+import { expect } from 'chai';
+import { ulid } from 'ulid';
+import { testTargets } from '../test/targets.ts';
+import { createStore, migrate, type NewMessage, type RoomScope, type Store } from './index.ts';
+
+function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
+  return {
+    senderKind: 'user',
+    senderId: 'u_alice',
+    requestId: ulid(),
+    idempotencyKey: ulid(),
+    bodyMarkdown: 'hello',
+    bodyBytes: 5,
+    renderedHtml: '<p>hello</p>\n',
+    mentions: null,
+    authorizationDecisionId: ulid(),
+    authorizingSubjectId: 'u_alice',
+    authorizingSubjectKind: 'user',
+    botCredentialId: null,
+    botGrantId: null,
+    ...overrides,
+  };
+}
+
+const appendOptions = (now = new Date()) => ({ newRoomId: ulid(), now, outboxPayload: (m: { messageId: string }) => JSON.stringify({ id: m.messageId }) });
+
+for (const target of testTargets) {
+  describe(`store on ${target.name}`, function () {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    let scope: RoomScope;
+
+    before(async function () {
+      const opened = await target.open();
+      store = createStore(opened.database);
+      cleanup = opened.cleanup;
+    });
+    after(async () => cleanup());
+    beforeEach(() => {
+      scope = { repositoryId: ulid(), branchId: null };
+    });
+
+    it('runs migrations again as a no-op', async function () {
+      expect(await migrate(store.database)).to.deep.equal([]);
+    });
+
+    it('creates the room on first append and numbers messages contiguously', async function () {
+      expect(await store.rooms.find(scope)).to.equal(null);
+      for (let i = 0; i < 5; i++) {
+        const outcome = await store.messages.append(scope, newMessage(), appendOptions());
+        expect(outcome.kind).to.equal('created');
+        if (outcome.kind === 'created') expect(outcome.message.seq).to.equal(i + 1);
+      }
+      const room = await store.rooms.find(scope);
+      expect(room?.lastSeq).to.equal(5);
+      expect(room?.kind).to.equal('repository');
+      const listed = await store.messages.listAfter(room!.roomId, 0, 10);
+      expect(listed.map((m) => m.seq)).to.deep.equal([1, 2, 3, 4, 5]);
+      expect((await store.messages.listAfter(room!.roomId, 3, 10)).map((m) => m.seq)).to.deep.equal([4, 5]);
+    });
+
+    it('keeps (createdAt, messageId) in commit order even when the clock stands still or goes back', async function () {
+      const t = new Date('2026-01-01T00:00:00.000Z');
+      const times = [t, t, new Date(t.getTime() - 5000), new Date(t.getTime() + 1)];
+      const ids: Array<[number, string]> = [];
+      for (const now of times) {
+        const outcome = await store.messages.append(scope, newMessage(), appendOptions(now));
+        if (outcome.kind !== 'created') throw new Error('expected created');
+        ids.push([outcome.message.createdAt.getTime(), outcome.message.messageId]);
+      }
+      const sorted = [...ids].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      expect(sorted).to.deep.equal(ids);
+      expect(new Set(ids.map((i) => i[1])).size).to.equal(ids.length);
+    });
+
+    it('replays an existing idempotency key per sender and room instead of appending', async function () {
+      const message = newMessage();
+      const first = await store.messages.append(scope, message, appendOptions());
+      const again = await store.messages.append(scope, { ...message, requestId: ulid() }, appendOptions());
+      expect(first.kind).to.equal('created');
+      expect(again.kind).to.equal('replayed');
+      if (first.kind === 'created' && again.kind === 'replayed') expect(again.message.messageId).to.equal(first.message.messageId);
+      const otherSender = await store.messages.append(scope, { ...message, senderId: 'u_bob' }, appendOptions());
+      expect(otherSender.kind).to.equal('created');
+      const found = await store.messages.findByIdempotencyKey(scope, 'user', 'u_alice', message.idempotencyKey);
+      expect(found?.bodyMarkdown).to.equal('hello');
+    });
+
+    it('makes exactly one message out of concurrent appends with one key', async function () {
+      const message = newMessage();
+      const outcomes = await Promise.all(Array.from({ length: 12 }, () => store.messages.append(scope, message, appendOptions())));
+      expect(outcomes.filter((o) => o.kind === 'created')).to.have.length(1);
+      expect(outcomes.filter((o) => o.kind === 'replayed')).to.have.length(11);
+      const room = await store.rooms.find(scope);
+      expect(room?.lastSeq).to.equal(1);
+    });
+
+    it('serializes concurrent appends to one room into a gap-free sequence', async function () {
+      await Promise.all(Array.from({ length: 30 }, () => store.messages.append(scope, newMessage(), appendOptions())));
+      const room = await store.rooms.find(scope);
+      const listed = await store.messages.listAfter(room!.roomId, 0, 100);
+      expect(listed.map((m) => m.seq)).to.deep.equal(Array.from({ length: 30 }, (_, i) => i + 1));
+    });
+
+    it('writes the outbox entry in the append transaction', async function () {
+      const outcome = await store.messages.append(scope, newMessage(), appendOptions());
+      if (outcome.kind !== 'created') throw new Error('expected created');
+      const stale = await store.outbox.listStale(new Date(Date.now() + 60_000), 10_000);
+      const entry = stale.find((e) => e.id === outcome.outboxId);
+      expect(entry?.scopeKey).to.equal(outcome.room.roomId);
+      expect(entry?.seq).to.equal(1);
+      expect(JSON.parse(entry!.payload)).to.deep.equal({ id: outcome.message.messageId });
+      await store.outbox.remove([outcome.outboxId]);
+      await store.outbox.remove([outcome.outboxId]);
+    });
+
+    it('seals a room for good and refuses appends to it', async function () {
+      await store.messages.append(scope, newMessage(), appendOptions());
+      const sealedAt = new Date('2026-02-01T00:00:00Z');
+      const sealed = await store.rooms.seal(scope, sealedAt);
+      expect(sealed?.state).to.equal('sealed');
+      expect(sealed?.sealedAt?.toISOString()).to.equal(sealedAt.toISOString());
+      const later = await store.rooms.seal(scope, new Date());
+      expect(later?.sealedAt?.toISOString()).to.equal(sealedAt.toISOString());
+      expect((await store.messages.append(scope, newMessage(), appendOptions())).kind).to.equal('sealed');
+    });
+
+    it('materializes a branch room once under concurrency', async function () {
+      const branchScope = { repositoryId: scope.repositoryId, branchId: ulid() };
+      const rows = await Promise.all(Array.from({ length: 5 }, () => store.rooms.materialize(branchScope, { roomId: ulid(), now: new Date() })));
+      expect(new Set(rows.map((r) => r.roomId)).size).to.equal(1);
+      expect(rows[0]?.kind).to.equal('branch');
+      expect(await store.rooms.findById(rows[0]!.roomId)).to.deep.equal(rows[0]);
+    });
+
+    it('stores bodies byte for byte, NUL and line separators included', async function () {
+      const body = 'a\u0000b\r\nc\u2028d é 😀\rdata: x';
+      const outcome = await store.messages.append(scope, newMessage({ bodyMarkdown: body, bodyBytes: Buffer.byteLength(body) }), appendOptions());
+      if (outcome.kind !== 'created') throw new Error('expected created');
+      const [read] = await store.messages.listAfter(outcome.room.roomId, 0, 1);
+      expect(read?.bodyMarkdown).to.equal(body);
+    });
+
+    it('keeps one service key across instances', async function () {
+      const name = `test-${ulid()}`;
+      const [a, b] = await Promise.all([store.serviceKeys.getOrCreate(name, () => 'a'), store.serviceKeys.getOrCreate(name, () => 'b')]);
+      expect(a).to.equal(b);
+    });
+  });
+}

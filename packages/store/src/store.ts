@@ -1,0 +1,24 @@
+import type { Database } from './database.ts';
+import { createMessageRepository, type MessageRepository } from './message.repository.ts';
+import { createOutboxRepository, type OutboxRepository } from './outbox.repository.ts';
+import { createRoomRepository, type RoomRepository } from './room.repository.ts';
+import { createServiceKeyRepository, type ServiceKeyRepository } from './service-key.repository.ts';
+
+/** Every repository over one database: what the services receive as their store. */
+export interface Store {
+  readonly database: Database;
+  readonly rooms: RoomRepository;
+  readonly messages: MessageRepository;
+  readonly outbox: OutboxRepository;
+  readonly serviceKeys: ServiceKeyRepository;
+}
+
+export function createStore(database: Database): Store {
+  return {
+    database,
+    rooms: createRoomRepository(database.db),
+    messages: createMessageRepository(database.db),
+    outbox: createOutboxRepository(database.db),
+    serviceKeys: createServiceKeyRepository(database.db),
+  };
+}

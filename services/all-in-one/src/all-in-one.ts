@@ -1,0 +1,72 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApiRuntime, InProcessRateLimiter } from '@chat/api';
+import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
+import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
+import { createLogger } from '@chat/observability';
+import { migrate, openDatabase } from '@chat/store';
+import type { AllInOneConfig } from './config.ts';
+import { demoBanner } from './demo-banner.ts';
+
+export interface RunningAllInOne {
+  url: string;
+  coreUrl: string;
+  banner: string;
+  stop(): Promise<void>;
+}
+
+/** Starts every part in this process and answers once the public port is listening. */
+export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllInOne> {
+  const logger = createLogger({ name: 'chat', level: config.LOG_LEVEL });
+  const database = await openDatabase(
+    config.DATABASE_URL
+      ? { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }
+      : { kind: 'pglite', dataDir: config.DATA_DIR },
+  );
+  await migrate(database);
+  const backbone: Backbone = config.REDIS_URL ? new RedisStreamsBackbone({ redis: config.REDIS_URL }) : new InProcessBackbone();
+
+  let devCore: DevCoreHandle | undefined;
+  if (!config.CORE_URL) {
+    devCore = await startDevCore({
+      port: config.DEV_CORE_PORT,
+      serviceToken: config.CORE_SERVICE_TOKEN,
+      logger: logger.child({ component: 'dev-core' }),
+      ...(config.DEV_CORE_FIXTURE ? { fixturePath: config.DEV_CORE_FIXTURE } : {}),
+    });
+  }
+  const coreUrl = config.CORE_URL ?? devCore!.url;
+
+  const api = await createApiRuntime({
+    database,
+    backbone,
+    rateLimiter: new InProcessRateLimiter({ limit: config.APPEND_RATE_LIMIT, windowSeconds: config.APPEND_RATE_WINDOW_SECONDS }),
+    logger,
+    core: { url: coreUrl, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS },
+    cursor: { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS },
+    bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
+  });
+  api.relay.start();
+
+  const server: Server = api.app.listen(config.PORT, config.HOST);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info({ url, coreUrl, database: database.kind, backbone: config.REDIS_URL ? 'redis' : 'in-process' }, 'chat listening');
+
+  const banner = await demoBanner({ url, coreUrl, devCore: config.PRINT_DEMO_TOKENS ? devCore : undefined });
+  return {
+    url,
+    coreUrl,
+    banner,
+    async stop() {
+      server.close();
+      server.closeIdleConnections();
+      await api.relay.stop();
+      await backbone.close();
+      await database.close();
+      await devCore?.close();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import type { DevCoreHandle } from '@chat/dev-core';
+
+/** IDs from dev-core's bundled demo fixture. */
+const DEMO_REPOSITORY_ID = '01JGFJJZ00QNYBVPQTAT49MN0F';
+
+/**
+ * What a person sees at start: where the service is, and (with the embedded dev-core and its demo
+ * fixture) tokens and a command to try. Written to stdout as CLI output, never to the log.
+ */
+export async function demoBanner(input: { url: string; coreUrl: string; devCore: DevCoreHandle | undefined }): Promise<string> {
+  const lines = [`chat service: ${input.url}`, `core:         ${input.coreUrl}`, `contract:     ${input.url}/v1/openapi.json`];
+  if (input.devCore) {
+    try {
+      const human = await input.devCore.mintToken({ type: 'human', subjectId: 'u_alice', expiresInSeconds: 3600 });
+      const bot = await input.devCore.mintToken({ type: 'bot', subjectId: 'b_ci', credentialId: 'c_1', expiresInSeconds: 3600 });
+      lines.push(
+        '',
+        'demo tokens (valid 1 hour; new ones: POST ' + input.coreUrl + '/dev/tokens):',
+        `  human u_alice: ${human}`,
+        `  bot b_ci:      ${bot}`,
+        '',
+        'try:',
+        `  curl -H "Authorization: Bearer $TOKEN" ${input.url}/v1/repositories/${DEMO_REPOSITORY_ID}/room/messages`,
+      );
+    } catch {
+      lines.push('', '(the fixture has no demo users; mint tokens with POST ' + input.coreUrl + '/dev/tokens)');
+    }
+  }
+  return lines.join('\n') + '\n';
+}

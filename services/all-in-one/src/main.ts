@@ -1,0 +1,29 @@
+/**
+ * The all-in-one process: API (and, as they land, the stream gateway and notifier) with an embedded
+ * dev-core, on PGlite and the in-process backbone by default, or on PostgreSQL and Redis when
+ * DATABASE_URL and REDIS_URL are set. Several of these on one PostgreSQL, Redis and core form a cluster.
+ */
+import { once } from 'node:events';
+import { loadAllInOneConfig } from './config.ts';
+import { startAllInOne } from './all-in-one.ts';
+
+let config;
+try {
+  config = loadAllInOneConfig(process.env);
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(2);
+}
+
+const running = await startAllInOne(config);
+process.stdout.write(running.banner);
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    void running.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
+await once(process, 'beforeExit');

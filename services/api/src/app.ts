@@ -1,0 +1,31 @@
+import express, { type Express, type Router } from 'express';
+import { AppError } from '@chat/contracts';
+import type { ApiDeps } from './deps.ts';
+import { rejectInvalidRequestId } from './middleware/authenticate.ts';
+import { errorHandler } from './middleware/error-handler.ts';
+import { assignRequestId } from './middleware/request-id.ts';
+import { openApiRouter } from './routes/openapi.routes.ts';
+import { roomsRouter } from './routes/rooms.routes.ts';
+
+export interface ApiAppOptions {
+  /** Extra routers mounted before the 404 fallback (the all-in-one mounts the stream gateway here). */
+  extraRouters?: Router[];
+}
+
+/** The public HTTP API: request IDs, JSON parsing, the routes, then the one error writer. */
+export function createApiApp(deps: ApiDeps, options: ApiAppOptions = {}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(assignRequestId);
+  app.use(rejectInvalidRequestId);
+  app.use(openApiRouter());
+  app.use(roomsRouter(deps));
+  for (const router of options.extraRouters ?? []) app.use(router);
+  app.use(() => {
+    throw new AppError('RESOURCE_NOT_FOUND', 'No such resource.');
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { CoreClient, TokenVerifier } from '@chat/authz-client';
+import type { CursorCodec } from '@chat/contracts';
+import type { Logger } from '@chat/observability';
+import type { Store } from '@chat/store';
+import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
+import type { CommittedMessagePublisher } from './domain/committed-message-publisher.ts';
+
+/**
+ * What the API's routes and use cases need, built once at start and handed down explicitly.
+ */
+export interface ApiDeps {
+  store: Store;
+  tokens: TokenVerifier;
+  core: CoreClient;
+  cursors: CursorCodec;
+  logger: Logger;
+  clock: () => Date;
+  /** Sends a just-committed message to the backbone; the outbox relay covers whatever it misses. */
+  publisher: CommittedMessagePublisher;
+  rateLimiter: AppendRateLimiter;
+  limits: { bodyLimitBytes: number };
+}

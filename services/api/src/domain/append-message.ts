@@ -1,0 +1,115 @@
+import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
+import { AppError, AppendMessageRequestSchema, isCanonicalUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
+import { roomScopeKey, toMessageResponse, type MessageRow, type RoomScope, type Store } from '@chat/store';
+import { ulid } from 'ulid';
+import type { AppendRateLimiter } from './append-rate-limiter.ts';
+import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
+import { renderMarkdown } from './markdown-renderer.ts';
+import { measureBody, sameContent, validateMentions } from './message-body.ts';
+import { resolveMentionTargets } from './resolve-mentions.ts';
+
+export interface AppendMessageDeps {
+  store: Store;
+  core: CoreClient;
+  publisher: CommittedMessagePublisher;
+  rateLimiter: AppendRateLimiter;
+  clock: () => Date;
+}
+
+export interface AppendMessageInput {
+  principal: VerifiedPrincipal;
+  scope: RoomScope;
+  access: ScopeAuthorization;
+  requestId: string;
+  /** Raw `Idempotency-Key` header. */
+  idempotencyKey: unknown;
+  /** Raw `X-Service-Core-Authorization` header. */
+  coreAuthorization: unknown;
+  /** The parsed JSON body, not yet validated. */
+  body: unknown;
+}
+
+export interface AppendMessageResult {
+  /** true for an exact retry of an earlier append (answered 200 instead of 201). */
+  replayed: boolean;
+  message: MessageResponse;
+}
+
+/**
+ * appendRepositoryMessage / appendBranchMessage. The order of checks matters: an exact retry is
+ * answered from the store before the seal, rate-limit and mention checks, so it always gets the
+ * original message and never consumes rate capacity.
+ */
+export async function appendMessage(deps: AppendMessageDeps, input: AppendMessageInput): Promise<AppendMessageResult> {
+  const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
+  const request = parseRequest(input.body);
+  const mentions = request.mentions ?? [];
+  const { bytes } = measureBody(request.bodyMarkdown);
+  validateMentions(mentions, bytes);
+  const sender = { senderKind: input.principal.kind, senderId: input.principal.id } as const;
+  const content = { bodyMarkdown: request.bodyMarkdown, mentions };
+
+  const earlier = await deps.store.messages.findByIdempotencyKey(input.scope, sender.senderKind, sender.senderId, idempotencyKey);
+  if (earlier) return replay(earlier, content);
+
+  if (input.access.scopeState === 'sealed') {
+    await deps.store.rooms.seal(input.scope, deps.clock());
+    throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
+  }
+  if (mentions.length > 0) {
+    await resolveMentionTargets(deps.core, { principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization, requestId: input.requestId });
+  }
+  await deps.rateLimiter.consume({ ...sender, roomScopeKey: roomScopeKey(input.scope) });
+
+  const { attribution } = input.access;
+  const outcome = await deps.store.messages.append(
+    input.scope,
+    {
+      ...sender,
+      requestId: input.requestId,
+      idempotencyKey,
+      bodyMarkdown: request.bodyMarkdown,
+      bodyBytes: bytes.length,
+      renderedHtml: renderMarkdown(request.bodyMarkdown),
+      mentions: mentions.length > 0 ? mentions : null,
+      authorizationDecisionId: attribution.authorizationDecisionId,
+      authorizingSubjectId: attribution.authorizingSubjectId,
+      authorizingSubjectKind: attribution.authorizingSubjectKind,
+      botCredentialId: attribution.botCredentialId,
+      botGrantId: attribution.botGrantId,
+    },
+    { newRoomId: ulid(), now: deps.clock(), outboxPayload: (row) => JSON.stringify(toMessageResponse(row)) },
+  );
+  switch (outcome.kind) {
+    case 'replayed':
+      // A concurrent request with the same key committed first.
+      return replay(outcome.message, content);
+    case 'sealed':
+      throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
+    case 'created': {
+      const message = toMessageResponse(outcome.message);
+      deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.room.roomId, seq: outcome.message.seq, message });
+      return { replayed: false, message };
+    }
+  }
+}
+
+function replay(stored: MessageRow, content: { bodyMarkdown: string; mentions: MentionBinding[] }): AppendMessageResult {
+  if (!sameContent(stored, content)) {
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different message.');
+  }
+  return { replayed: true, message: toMessageResponse(stored) };
+}
+
+function parseIdempotencyKey(raw: unknown): string {
+  if (!isCanonicalUlid(raw)) throw new AppError('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key is required and must be a canonical ULID.');
+  return raw;
+}
+
+function parseRequest(body: unknown) {
+  const parsed = AppendMessageRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const mentionIssue = parsed.error.issues.some((i) => i.path[0] === 'mentions');
+  const where = parsed.error.issues.map((i) => i.path.join('.') || 'body').join(', ');
+  throw new AppError(mentionIssue ? 'MENTION_INVALID' : 'MESSAGE_INVALID', `The message is malformed (${where}).`);
+}

@@ -1,0 +1,9 @@
+import type { MessageResponse } from '@chat/contracts';
+
+/**
+ * Hands a just-committed message to the backbone. It never throws: a message it fails to publish
+ * stays in the outbox, and the relay publishes it later.
+ */
+export interface CommittedMessagePublisher {
+  publishCommitted(entry: { outboxId: number; roomId: string; seq: number; message: MessageResponse }): void;
+}

@@ -1,0 +1,61 @@
+import type { Backbone } from '@chat/backbone';
+import type { Logger } from '@chat/observability';
+import type { OutboxRepository } from '@chat/store';
+
+export interface OutboxRelaySettings {
+  /** Entries younger than this are left to the publisher of their own request. @defaultValue 2000 */
+  graceMs: number;
+  /** Pause between sweeps. @defaultValue 1000 */
+  intervalMs: number;
+  /** Entries per sweep. @defaultValue 500 */
+  batchSize: number;
+}
+
+/**
+ * Publishes outbox entries that nobody published right after commit (a crash between commit and
+ * publish, or a backbone outage) and removes them. Entries are published in outbox order, which is
+ * commit order within a room. A repeat is harmless: consumers drop what they already have by seq.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly backbone: Backbone,
+    private readonly logger: Logger,
+    private readonly settings: OutboxRelaySettings,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      this.running = this.sweep()
+        .then(() => undefined)
+        .catch((err: unknown) => this.logger.warn({ err }, 'outbox sweep failed; retrying'))
+        .finally(() => {
+          if (this.timer !== undefined) this.timer = setTimeout(tick, this.settings.intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.settings.intervalMs);
+  }
+
+  /** Publishes every stale entry; returns how many it published. */
+  async sweep(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const entries = await this.outbox.listStale(new Date(this.clock().getTime() - this.settings.graceMs), this.settings.batchSize);
+      if (entries.length === 0) return total;
+      await this.backbone.publish(entries.map((e) => ({ channel: e.channel, scopeKey: e.scopeKey, seq: e.seq, data: e.payload })));
+      await this.outbox.remove(entries.map((e) => e.id));
+      total += entries.length;
+      if (entries.length < this.settings.batchSize) return total;
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}

@@ -1,0 +1,46 @@
+import { createCoreClient, createTokenVerifier } from '@chat/authz-client';
+import type { Backbone } from '@chat/backbone';
+import type { Logger } from '@chat/observability';
+import { createStore, loadCursorCodec, type Database } from '@chat/store';
+import type { Express, Router } from 'express';
+import { createApiApp } from './app.ts';
+import type { ApiDeps } from './deps.ts';
+import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
+import { BackbonePublisher } from './domain/backbone-publisher.ts';
+import { OutboxRelay } from './domain/outbox-relay.ts';
+
+export interface ApiRuntimeOptions {
+  database: Database;
+  backbone: Backbone;
+  rateLimiter: AppendRateLimiter;
+  logger: Logger;
+  core: { url: string; serviceToken: string; timeoutMs: number };
+  cursor: { secret?: string | undefined; previousSecrets: string[] };
+  bodyLimitBytes: number;
+  extraRouters?: Router[];
+}
+
+export interface ApiRuntime {
+  deps: ApiDeps;
+  app: Express;
+  relay: OutboxRelay;
+}
+
+/** Wires the API's dependencies over an opened (and migrated) database and a backbone. */
+export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiRuntime> {
+  const store = createStore(options.database);
+  const deps: ApiDeps = {
+    store,
+    tokens: createTokenVerifier({ coreUrl: options.core.url }),
+    core: createCoreClient({ coreUrl: options.core.url, serviceToken: options.core.serviceToken, timeoutMs: options.core.timeoutMs }),
+    cursors: await loadCursorCodec(store.serviceKeys, options.cursor),
+    logger: options.logger,
+    clock: () => new Date(),
+    publisher: new BackbonePublisher(options.backbone, store.outbox, options.logger),
+    rateLimiter: options.rateLimiter,
+    limits: { bodyLimitBytes: options.bodyLimitBytes },
+  };
+  const relay = new OutboxRelay(store.outbox, options.backbone, options.logger, { graceMs: 2000, intervalMs: 1000, batchSize: 500 });
+  const app = createApiApp(deps, options.extraRouters ? { extraRouters: options.extraRouters } : {});
+  return { deps, app, relay };
+}

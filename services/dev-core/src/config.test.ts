@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { DEFAULT_SERVICE_TOKEN, loadConfig } from './config.ts';
+
+describe('dev-core config', () => {
+  it('has documented defaults', () => {
+    expect(loadConfig({})).to.deep.equal({
+      port: 8081,
+      host: '127.0.0.1',
+      fixturePath: undefined,
+      publicUrl: undefined,
+      serviceToken: DEFAULT_SERVICE_TOKEN,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      DEV_CORE_PORT: '0',
+      DEV_CORE_HOST: '0.0.0.0',
+      DEV_CORE_FIXTURE: '/tmp/f.json',
+      DEV_CORE_PUBLIC_URL: 'http://core.local:9000',
+      DEV_CORE_SERVICE_TOKEN: 'x'.repeat(20),
+      DEV_CORE_LOG_LEVEL: 'warn',
+    });
+    expect(config).to.include({ port: 0, host: '0.0.0.0', fixturePath: '/tmp/f.json', publicUrl: 'http://core.local:9000', logLevel: 'warn' });
+  });
+
+  for (const [name, value] of [
+    ['DEV_CORE_PORT', '70000'],
+    ['DEV_CORE_PORT', 'eighty'],
+    ['DEV_CORE_PUBLIC_URL', 'ftp://x'],
+    ['DEV_CORE_SERVICE_TOKEN', 'short'],
+    ['DEV_CORE_LOG_LEVEL', 'loud'],
+  ] as const) {
+    it(`fails fast naming ${name}=${value}`, () => {
+      expect(() => loadConfig({ [name]: value })).to.throw(name);
+    });
+  }
+});

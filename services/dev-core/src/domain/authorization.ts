@@ -1,0 +1,88 @@
+import { ulid } from 'ulid';
+import type { FixtureStore } from './fixture-store.ts';
+import type { FixtureRepository, GrantCapability } from './fixture.schema.ts';
+
+export type AuthorizationAction = 'read' | 'write';
+
+export interface AuthorizationRequest {
+  principal: { kind: 'user' | 'bot'; id: string; credentialId?: string | undefined };
+  repositoryId: string;
+  branchId?: string | undefined;
+  action: AuthorizationAction;
+}
+
+export interface AuthorizationDecision {
+  decision: 'allow' | 'deny' | 'principal_invalid';
+  decisionId: string;
+  scopeState: 'active' | 'sealed';
+  subject?: { kind: 'user' | 'organization'; id: string };
+  botCredentialId?: string;
+  botGrantId?: string;
+}
+
+const CAPABILITY_FOR_ACTION: Readonly<Record<AuthorizationAction, GrantCapability>> = {
+  read: 'room:read',
+  write: 'message:append',
+};
+
+/** The repository, when the scope exists; a branch must belong to it (a deleted branch still does). */
+function resolveScope(store: FixtureStore, repositoryId: string, branchId: string | undefined) {
+  const repository = store.findRepository(repositoryId);
+  if (!repository) return undefined;
+  if (branchId === undefined) return { repository, branch: undefined };
+  const branch = repository.branches.find((b) => b.id === branchId);
+  return branch ? { repository, branch } : undefined;
+}
+
+function scopeStateOf(repository: FixtureRepository, branch: { state: string } | undefined): 'active' | 'sealed' {
+  return repository.state === 'archived' || branch?.state === 'deleted' ? 'sealed' : 'active';
+}
+
+/**
+ * Decides one request the way core does. Every refusal has the same shape (`scopeState` "active", no
+ * subject) whether the repository is unknown, the branch is foreign or the principal lacks access, so a
+ * caller cannot learn that a scope exists. A bot whose credential is unknown or revoked is
+ * `principal_invalid`: its token must stop working, not merely lose one permission.
+ */
+export function decideAuthorization(store: FixtureStore, request: AuthorizationRequest): AuthorizationDecision {
+  const decisionId = ulid();
+  const refusal = (decision: 'deny' | 'principal_invalid'): AuthorizationDecision => ({
+    decision,
+    decisionId,
+    scopeState: 'active',
+  });
+  const { principal } = request;
+
+  if (principal.kind === 'bot') {
+    const bot = store.findBot(principal.id);
+    const credential = bot?.credentials.find((c) => c.id === principal.credentialId);
+    if (!bot || !credential || credential.state !== 'active') return refusal('principal_invalid');
+    const scope = resolveScope(store, request.repositoryId, request.branchId);
+    if (!scope) return refusal('deny');
+    const capability = CAPABILITY_FOR_ACTION[request.action];
+    const grant = bot.grants.find(
+      (g) => g.state === 'active' && g.repositoryId === request.repositoryId && g.capabilities.includes(capability),
+    );
+    if (!grant) return refusal('deny');
+    return {
+      decision: 'allow',
+      decisionId,
+      scopeState: scopeStateOf(scope.repository, scope.branch),
+      subject: grant.subject,
+      botCredentialId: credential.id,
+      botGrantId: grant.id,
+    };
+  }
+
+  const scope = resolveScope(store, request.repositoryId, request.branchId);
+  if (!scope) return refusal('deny');
+  const role = scope.repository.members[principal.id];
+  const permitted = request.action === 'read' ? role !== undefined : role === 'write';
+  if (!permitted) return refusal('deny');
+  return {
+    decision: 'allow',
+    decisionId,
+    scopeState: scopeStateOf(scope.repository, scope.branch),
+    subject: { kind: 'user', id: principal.id },
+  };
+}

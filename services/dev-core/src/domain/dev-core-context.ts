@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { FaultState } from './fault-state.ts';
+import type { FixtureStore } from './fixture-store.ts';
+import type { IssuerKeys } from './signing-keys.ts';
+
+/** Everything the routes of one dev-core instance share, wired by hand in `server.ts`. */
+export interface DevCoreContext {
+  store: FixtureStore;
+  keys: IssuerKeys;
+  faults: FaultState;
+  /** Base URL the issuers are named after; known only once the listener has its port. */
+  publicUrl: () => string;
+  /** Bearer token chat presents on `/internal/v1/*`. */
+  serviceToken: string;
+  logger: Logger;
+}

@@ -1,0 +1,80 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { fixtureSchema, type Fixture, type FixtureBot, type FixtureRepository } from './fixture.schema.ts';
+
+/** Path of the demo fixture bundled with dev-core, used when no fixture is configured. */
+export const DEMO_FIXTURE_PATH = fileURLToPath(new URL('../fixtures/demo-fixture.json', import.meta.url));
+
+/** A fixture that failed validation; `issues` lists what is wrong and where, for the 400 answer. */
+export class FixtureInvalidError extends Error {
+  readonly issues: { path: string; message: string }[];
+
+  constructor(issues: { path: string; message: string }[]) {
+    super(`fixture invalid: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`);
+    this.name = 'FixtureInvalidError';
+    this.issues = issues;
+  }
+}
+
+/** Validates unknown input as a fixture, or throws {@link FixtureInvalidError}. */
+export function parseFixture(input: unknown): Fixture {
+  const result = fixtureSchema.safeParse(input);
+  if (!result.success) {
+    throw new FixtureInvalidError(
+      result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+    );
+  }
+  return result.data;
+}
+
+/** Reads and validates a fixture file; a file that is not JSON is reported like any other invalid fixture. */
+export async function loadFixtureFile(path: string): Promise<Fixture> {
+  const text = await readFile(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new FixtureInvalidError([{ path: '', message: `not JSON (${(cause as Error).message})` }]);
+  }
+  return parseFixture(json);
+}
+
+/**
+ * The live data of dev-core. Replacing it swaps one reference, so every later decision (including a
+ * stream recheck already in flight on the next call) sees the new permissions at once.
+ */
+export class FixtureStore {
+  #fixture: Fixture;
+
+  constructor(fixture: Fixture) {
+    this.#fixture = fixture;
+  }
+
+  get current(): Fixture {
+    return this.#fixture;
+  }
+
+  replace(fixture: Fixture): void {
+    this.#fixture = fixture;
+  }
+
+  findRepository(repositoryId: string): FixtureRepository | undefined {
+    return this.#fixture.repositories.find((r) => r.id === repositoryId);
+  }
+
+  findBot(botId: string): FixtureBot | undefined {
+    return this.#fixture.bots.find((b) => b.id === botId);
+  }
+
+  /** A user is known when listed in `users` or named as a member of any repository. */
+  isKnownUser(userId: string): boolean {
+    return (
+      this.#fixture.users.some((u) => u.id === userId) ||
+      this.#fixture.repositories.some((r) => Object.hasOwn(r.members, userId))
+    );
+  }
+}
+
+/** Zod's own type for the JSON value of a fixture file, re-exported for callers that build fixtures. */
+export type FixtureInput = z.input<typeof fixtureSchema>;

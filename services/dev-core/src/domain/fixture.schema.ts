@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/** Crockford base32 ULID in canonical form (dev-core stands apart from chat's packages, so it keeps its own copy). */
+const CANONICAL_ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+const ulidSchema = z.string().regex(CANONICAL_ULID, 'must be a canonical ULID');
+const principalIdSchema = z.string().min(1).max(128);
+
+const branchSchema = z.object({
+  id: ulidSchema,
+  state: z.enum(['active', 'deleted']),
+});
+
+const repositorySchema = z.object({
+  id: ulidSchema,
+  state: z.enum(['active', 'archived']),
+  branches: z.array(branchSchema).default([]),
+  members: z.record(principalIdSchema, z.enum(['read', 'write'])).default({}),
+});
+
+const credentialSchema = z.object({
+  id: principalIdSchema,
+  state: z.enum(['active', 'revoked']),
+});
+
+const grantSchema = z.object({
+  id: principalIdSchema,
+  repositoryId: ulidSchema,
+  subject: z.object({ kind: z.enum(['user', 'organization']), id: principalIdSchema }),
+  capabilities: z.array(z.enum(['room:read', 'message:append'])),
+  state: z.enum(['active', 'revoked']),
+});
+
+const botSchema = z.object({
+  id: principalIdSchema,
+  credentials: z.array(credentialSchema).default([]),
+  grants: z.array(grantSchema).default([]),
+});
+
+/** Collects an issue for every ID that appears twice in `ids`, so lookups by ID stay unambiguous. */
+function reportDuplicates(ids: string[], what: string, path: (string | number)[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) ctx.addIssue({ code: 'custom', message: `duplicate ${what} id ${id}`, path });
+    seen.add(id);
+  }
+}
+
+/**
+ * The data dev-core answers from (architecture.md, "The core service and dev-core"). Unknown properties
+ * are dropped rather than refused, so fixtures written for a later shape still load; every listed field
+ * is checked. Branch IDs are unique across repositories because a branch ID names one branch forever.
+ */
+export const fixtureSchema = z
+  .object({
+    users: z.array(z.object({ id: principalIdSchema })).default([]),
+    organizations: z.array(z.object({ id: principalIdSchema })).default([]),
+    repositories: z.array(repositorySchema).default([]),
+    bots: z.array(botSchema).default([]),
+  })
+  .superRefine((fixture, ctx) => {
+    reportDuplicates(fixture.users.map((u) => u.id), 'user', ['users'], ctx);
+    reportDuplicates(fixture.organizations.map((o) => o.id), 'organization', ['organizations'], ctx);
+    reportDuplicates(fixture.repositories.map((r) => r.id), 'repository', ['repositories'], ctx);
+    reportDuplicates(fixture.repositories.flatMap((r) => r.branches.map((b) => b.id)), 'branch', ['repositories'], ctx);
+    reportDuplicates(fixture.bots.map((b) => b.id), 'bot', ['bots'], ctx);
+    fixture.bots.forEach((bot, index) => {
+      reportDuplicates(bot.credentials.map((c) => c.id), 'credential', ['bots', index, 'credentials'], ctx);
+      reportDuplicates(bot.grants.map((g) => g.id), 'grant', ['bots', index, 'grants'], ctx);
+    });
+  });
+
+export type Fixture = z.infer<typeof fixtureSchema>;
+export type FixtureRepository = Fixture['repositories'][number];
+export type FixtureBot = Fixture['bots'][number];
+export type FixtureGrant = FixtureBot['grants'][number];
+export type GrantCapability = FixtureGrant['capabilities'][number];

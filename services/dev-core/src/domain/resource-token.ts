@@ -1,0 +1,31 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { issuerUrl, jwksOf, type IssuerKeys } from './signing-keys.ts';
+
+export interface ResourceTokenDeps {
+  keys: IssuerKeys;
+  publicUrl: () => string;
+}
+
+/** Audience of core's own resource API; chat forwards these tokens and never verifies them itself. */
+export const CORE_RESOURCE_AUDIENCE = 'core';
+
+/**
+ * Verifies a `Bearer <core_resource token>` header value and returns the user it speaks for, or
+ * undefined when it is malformed, forged, expired, or a token of another kind.
+ */
+export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: string): Promise<string | undefined> {
+  const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(headerValue.trim());
+  if (!match?.[1] || match[1].length > 8192) return undefined;
+  try {
+    const { payload } = await jwtVerify(match[1], createLocalJWKSet(jwksOf(deps.keys, 'marketplace')), {
+      algorithms: ['ES256'],
+      issuer: issuerUrl(deps.publicUrl(), 'marketplace'),
+      audience: CORE_RESOURCE_AUDIENCE,
+      typ: 'at+jwt',
+      requiredClaims: ['exp', 'sub'],
+    });
+    return typeof payload.sub === 'string' && payload.sub.length > 0 ? payload.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}

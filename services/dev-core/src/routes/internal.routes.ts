@@ -1,0 +1,84 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { decideAuthorization } from '../domain/authorization.ts';
+import type { DevCoreContext } from '../domain/dev-core-context.ts';
+import { resolveMentions } from '../domain/mention-resolution.ts';
+import { verifyResourceToken } from '../domain/resource-token.ts';
+import { sendError } from './http-errors.ts';
+
+const idSchema = z.string().min(1).max(128);
+
+const authorizeBodySchema = z.object({
+  principal: z.object({ kind: z.enum(['user', 'bot']), id: idSchema, credentialId: idSchema.optional() }),
+  repositoryId: idSchema,
+  branchId: idSchema.optional(),
+  action: z.enum(['read', 'write']),
+});
+
+const mentionsBodySchema = z.object({
+  repositoryId: idSchema,
+  branchId: idSchema.optional(),
+  targets: z.array(z.object({ kind: z.enum(['human', 'bot']), id: idSchema })).max(100),
+});
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Plays the configured fault: `unavailable` answers 503, `slow` answers late. */
+function applyFault(ctx: DevCoreContext): RequestHandler {
+  return async (_req, res, next) => {
+    const fault = ctx.faults.current;
+    if (fault.authorization === 'unavailable') {
+      sendError(res, 503, 'unavailable', 'authorization is unavailable');
+      return;
+    }
+    if (fault.authorization === 'slow') await delay(fault.latencyMs);
+    next();
+  };
+}
+
+/** Only chat, holding the service token, may call core's service API. */
+function requireServiceToken(ctx: DevCoreContext): RequestHandler {
+  const expected = digest(`Bearer ${ctx.serviceToken}`);
+  return (req, res, next) => {
+    const presented = req.get('authorization');
+    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+      sendError(res, 401, 'service_unauthenticated', 'service token missing or wrong');
+      return;
+    }
+    next();
+  };
+}
+
+/** Core's service API for chat: live authorization decisions and mention resolution. */
+export function internalRoutes(ctx: DevCoreContext): Router {
+  const router = Router();
+  router.use('/internal', applyFault(ctx), requireServiceToken(ctx));
+
+  router.post('/internal/v1/authorize', (req, res) => {
+    const body = authorizeBodySchema.safeParse(req.body);
+    if (!body.success) {
+      sendError(res, 400, 'request_invalid', 'authorization request invalid', { issues: body.error.issues });
+      return;
+    }
+    res.json(decideAuthorization(ctx.store, body.data));
+  });
+
+  router.post('/internal/v1/mentions/resolve', async (req, res) => {
+    const body = mentionsBodySchema.safeParse(req.body);
+    if (!body.success) {
+      sendError(res, 400, 'request_invalid', 'mention resolution request invalid', { issues: body.error.issues });
+      return;
+    }
+    const resourceHeader = req.get('x-core-resource-authorization');
+    if (resourceHeader !== undefined && (await verifyResourceToken(ctx, resourceHeader)) === undefined) {
+      sendError(res, 401, 'resource_token_rejected', 'core resource token rejected');
+      return;
+    }
+    res.json({ targets: resolveMentions(ctx.store, body.data) });
+  });
+  return router;
+}

@@ -1,0 +1,83 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createApp } from './app.ts';
+import { DEFAULT_SERVICE_TOKEN } from './config.ts';
+import type { DevCoreContext } from './domain/dev-core-context.ts';
+import { FaultState, type FaultSettings } from './domain/fault-state.ts';
+import { DEMO_FIXTURE_PATH, FixtureStore, loadFixtureFile, parseFixture } from './domain/fixture-store.ts';
+import type { Fixture } from './domain/fixture.schema.ts';
+import { generateIssuerKeys } from './domain/signing-keys.ts';
+import { mintToken, type MintTokenRequest } from './domain/token-minter.ts';
+import { createLogger } from './logger.ts';
+
+export interface StartDevCoreOptions {
+  /** Port to listen on; 0 picks a free one. */
+  port: number;
+  /** Interface to bind. @defaultValue '127.0.0.1' */
+  host?: string;
+  /** JSON fixture file; ignored when `fixture` is given. @defaultValue the bundled demo fixture */
+  fixturePath?: string;
+  /** Fixture value (validated like a file). */
+  fixture?: unknown;
+  /** Base URL the issuers are named after. @defaultValue `http://127.0.0.1:<port>` */
+  publicUrl?: string;
+  /** Bearer token chat must present on `/internal/v1/*`. @defaultValue 'dev-core-service-token' */
+  serviceToken?: string;
+  /** @defaultValue a pino logger at level info */
+  logger?: Logger;
+}
+
+export interface DevCoreHandle {
+  /** Public base URL, without a trailing slash. */
+  url: string;
+  port: number;
+  /** Mints a token like `POST /dev/tokens`. */
+  mintToken(request: MintTokenRequest): Promise<string>;
+  /** Validates and swaps the live fixture like `PUT /dev/fixture`. */
+  replaceFixture(fixture: unknown): Fixture;
+  /** Sets the fault like `POST /dev/faults`. */
+  setFaults(settings: { authorization: FaultSettings['authorization']; latencyMs?: number }): FaultSettings;
+  close(): Promise<void>;
+}
+
+/** Starts one dev-core: fresh signing keys, the chosen fixture, and an HTTP listener. */
+export async function startDevCore(options: StartDevCoreOptions): Promise<DevCoreHandle> {
+  const fixture =
+    options.fixture !== undefined
+      ? parseFixture(options.fixture)
+      : await loadFixtureFile(options.fixturePath ?? DEMO_FIXTURE_PATH);
+  const logger = options.logger ?? createLogger();
+  let publicUrl = options.publicUrl?.replace(/\/+$/, '') ?? '';
+  const ctx: DevCoreContext = {
+    store: new FixtureStore(fixture),
+    keys: await generateIssuerKeys(),
+    faults: new FaultState(),
+    publicUrl: () => publicUrl,
+    serviceToken: options.serviceToken ?? DEFAULT_SERVICE_TOKEN,
+    logger,
+  };
+  const server = createApp(ctx).listen(options.port, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  if (publicUrl === '') publicUrl = `http://127.0.0.1:${port}`;
+  logger.info({ url: publicUrl, repositories: fixture.repositories.length }, 'dev-core listening');
+
+  return {
+    url: publicUrl,
+    port,
+    mintToken: (request) => mintToken(ctx, request),
+    replaceFixture: (next) => {
+      const parsed = parseFixture(next);
+      ctx.store.replace(parsed);
+      return parsed;
+    },
+    setFaults: (settings) => ctx.faults.set(settings),
+    close: async () => {
+      const closed = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
