@@ -19,7 +19,11 @@ export interface CoreClientOptions {
   timeoutMs?: number;
   /** @defaultValue globalThis.fetch (keeps connections alive between calls) */
   fetch?: typeof fetch;
+  /** Told the duration and outcome of every call (for latency and failure metrics). */
+  observe?: (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
 }
+
+export type CoreOperation = 'authorize' | 'resolveMentions' | 'ping';
 
 export interface CallOptions {
   /** Passed to core as `X-Request-Id` so both sides' logs line up. */
@@ -34,6 +38,8 @@ export interface CoreClient {
    * when core refuses the resource token, AUTHORIZATION_UNAVAILABLE when core cannot answer.
    */
   resolveMentions(input: MentionResolutionRequest, options?: CallOptions): Promise<MentionResolution>;
+  /** Readiness probe: core's key set answers. Throws AUTHORIZATION_UNAVAILABLE otherwise. */
+  ping(): Promise<void>;
 }
 
 /** Answers larger than this are not something core sends; they are treated as garbage. */
@@ -98,7 +104,19 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     return callOptions?.requestId === undefined ? {} : { 'x-request-id': callOptions.requestId };
   }
 
-  return {
+  async function observed<T>(operation: CoreOperation, call: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      const result = await call();
+      options.observe?.(operation, (performance.now() - started) / 1000, 'ok');
+      return result;
+    } catch (err) {
+      options.observe?.(operation, (performance.now() - started) / 1000, 'error');
+      throw err;
+    }
+  }
+
+  const client: CoreClient = {
     async authorize(input, callOptions) {
       const response = await post(endpoints.authorize, input, requestHeaders(callOptions));
       return validated(authorizationDecisionSchema, response, 'authorize');
@@ -121,5 +139,20 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
       }
       return resolution;
     },
+
+    async ping() {
+      try {
+        const response = await fetchImpl(endpoints.marketplaceJwks, { redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`core key set answered ${response.status}`);
+      } catch (err) {
+        throw unavailable(err);
+      }
+    },
+  };
+  return {
+    authorize: (input, callOptions) => observed('authorize', () => client.authorize(input, callOptions)),
+    resolveMentions: (input, callOptions) => observed('resolveMentions', () => client.resolveMentions(input, callOptions)),
+    ping: () => observed('ping', () => client.ping()),
   };
 }

@@ -1,5 +1,5 @@
 export { createTokenVerifier, type TokenVerifier, type TokenVerifierOptions, type VerifiedPrincipal } from './token-verifier.ts';
-export { createCoreClient, type CallOptions, type CoreClient, type CoreClientOptions } from './core-client.ts';
+export { createCoreClient, type CallOptions, type CoreClient, type CoreClientOptions, type CoreOperation } from './core-client.ts';
 export {
   authorizeScope,
   type DecisionAttribution,

@@ -78,3 +78,10 @@ async function openPglite(target: Extract<DatabaseTarget, { kind: 'pglite' }>): 
     },
   };
 }
+
+/** PostgreSQL when a URL is configured, else embedded PGlite in `dataDir`: the rule every process follows. */
+export function databaseTargetFor(config: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number }): DatabaseTarget {
+  return config.databaseUrl
+    ? { kind: 'postgres', url: config.databaseUrl, ...(config.poolSize ? { poolSize: config.poolSize } : {}) }
+    : { kind: 'pglite', dataDir: config.dataDir };
+}

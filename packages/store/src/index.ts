@@ -1,4 +1,4 @@
-export { openDatabase, type Database, type DatabaseTarget, type ChatDb } from './database.ts';
+export { openDatabase, databaseTargetFor, type Database, type DatabaseTarget, type ChatDb } from './database.ts';
 export { migrate } from './migrate.ts';
 export { createStore, type Store } from './store.ts';
 export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';

@@ -1,7 +1,6 @@
 import { ApiEnvSchema, parseEnv } from '@chat/api';
 import { z } from 'zod';
 
-const positiveInt = z.coerce.number().int().positive();
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /** The all-in-one process: the API's settings plus the embedded dev-core's and the demo output. */
@@ -10,10 +9,6 @@ export const AllInOneEnvSchema = ApiEnvSchema.extend({
   DEV_CORE_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
   /** Fixture file of the embedded dev-core. @defaultValue the bundled demo fixture */
   DEV_CORE_FIXTURE: z.string().min(1).optional(),
-  /** Appends allowed per sender per room per window. @defaultValue 120 */
-  APPEND_RATE_LIMIT: positiveInt.default(120),
-  /** Length of the append rate window in seconds. @defaultValue 60 */
-  APPEND_RATE_WINDOW_SECONDS: positiveInt.max(86_400).default(60),
   /** Print demo tokens at start (only with the embedded dev-core). @defaultValue true */
   PRINT_DEMO_TOKENS: flag.default(true),
 });

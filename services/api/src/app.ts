@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import { AppError } from '@chat/contracts';
 import type { ApiDeps } from './deps.ts';
+import { accessLog } from './middleware/access-log.ts';
 import { rejectInvalidRequestId } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { assignRequestId } from './middleware/request-id.ts';
@@ -19,6 +20,7 @@ export function createApiApp(deps: ApiDeps, options: ApiAppOptions = {}): Expres
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(assignRequestId);
+  app.use(accessLog(deps.logger, deps.metrics));
   app.use(rejectInvalidRequestId);
   app.use(openApiRouter());
   app.use(roomsRouter(deps));

@@ -35,6 +35,18 @@ export const ApiEnvSchema = z.object({
     .pipe(z.array(z.string().min(32))),
   /** Largest JSON request body in bytes (room for a 16 KiB body written as \\u escapes). @defaultValue 262144 */
   API_BODY_LIMIT_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(262_144),
+  /** Port of the admin server (/healthz, /readyz, /metrics); 0 picks a free one. @defaultValue 9090 */
+  API_ADMIN_PORT: port.default(9090),
+  /** How long SIGTERM waits for in-flight requests before closing connections. @defaultValue 10000 */
+  API_SHUTDOWN_GRACE_MS: positiveInt.max(600_000).default(10_000),
+  /** Appends allowed per window per rate key. @defaultValue 120 */
+  APPEND_RATE_LIMIT: positiveInt.default(120),
+  /** Length of the append rate window in seconds. @defaultValue 60 */
+  APPEND_RATE_WINDOW_SECONDS: positiveInt.max(86_400).default(60),
+  /** What one window counts: each sender per room, or each sender across rooms. @defaultValue sender-room */
+  APPEND_RATE_SCOPE: z.enum(['sender-room', 'sender']).default('sender-room'),
+  /** With Redis unreachable: `open` lets appends through, `closed` answers 503. @defaultValue open */
+  APPEND_RATE_FAILURE_MODE: z.enum(['open', 'closed']).default('open'),
   /** pino log level. @defaultValue info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -4,6 +4,7 @@ import type { Logger } from '@chat/observability';
 import type { Store } from '@chat/store';
 import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from './domain/committed-message-publisher.ts';
+import type { ApiMetrics } from './metrics.ts';
 
 /**
  * What the API's routes and use cases need, built once at start and handed down explicitly.
@@ -18,5 +19,6 @@ export interface ApiDeps {
   /** Sends a just-committed message to the backbone; the outbox relay covers whatever it misses. */
   publisher: CommittedMessagePublisher;
   rateLimiter: AppendRateLimiter;
+  metrics: ApiMetrics;
   limits: { bodyLimitBytes: number };
 }

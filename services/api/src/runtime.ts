@@ -8,6 +8,7 @@ import type { ApiDeps } from './deps.ts';
 import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
 import { BackbonePublisher } from './domain/backbone-publisher.ts';
 import { OutboxRelay } from './domain/outbox-relay.ts';
+import { createApiMetrics, type ApiMetrics } from './metrics.ts';
 
 export interface ApiRuntimeOptions {
   database: Database;
@@ -18,6 +19,8 @@ export interface ApiRuntimeOptions {
   cursor: { secret?: string | undefined; previousSecrets: string[] };
   bodyLimitBytes: number;
   extraRouters?: Router[];
+  /** @defaultValue a fresh registry with the API's instruments */
+  metrics?: ApiMetrics;
 }
 
 export interface ApiRuntime {
@@ -29,15 +32,22 @@ export interface ApiRuntime {
 /** Wires the API's dependencies over an opened (and migrated) database and a backbone. */
 export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiRuntime> {
   const store = createStore(options.database);
+  const metrics = options.metrics ?? createApiMetrics({ outbox: store.outbox });
   const deps: ApiDeps = {
     store,
     tokens: createTokenVerifier({ coreUrl: options.core.url }),
-    core: createCoreClient({ coreUrl: options.core.url, serviceToken: options.core.serviceToken, timeoutMs: options.core.timeoutMs }),
+    core: createCoreClient({
+      coreUrl: options.core.url,
+      serviceToken: options.core.serviceToken,
+      timeoutMs: options.core.timeoutMs,
+      observe: (operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds),
+    }),
     cursors: await loadCursorCodec(store.serviceKeys, options.cursor),
     logger: options.logger,
     clock: () => new Date(),
     publisher: new BackbonePublisher(options.backbone, store.outbox, options.logger),
     rateLimiter: options.rateLimiter,
+    metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
   };
   const relay = new OutboxRelay(store.outbox, options.backbone, options.logger, { graceMs: 2000, intervalMs: 1000, batchSize: 500 });

@@ -108,6 +108,12 @@ export class RedisGroupConsumer implements Consumer {
         if (this.stopping) break;
         this.report(err);
         await sleep(backoffMs);
+        // Redis restarted without its data: the group is gone; recreate it rather than fail forever.
+        if (err instanceof Error && err.message.startsWith('NOGROUP')) {
+          await withDeadline(this.conn, ensureGroup(this.conn, this.streamKeys, opts.group), this.settings.timeoutMs).catch(
+            (cause: unknown) => this.report(cause),
+          );
+        }
         backoffMs = Math.min(backoffMs * 2, 2000);
       }
     }

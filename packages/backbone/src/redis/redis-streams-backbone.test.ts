@@ -147,6 +147,27 @@ describe('RedisStreamsBackbone (Redis specifics)', function () {
     ]);
   });
 
+  it('recreates its group when Redis comes back without it, and goes on consuming', async () => {
+    const prefix = freshPrefix();
+    const backbone = open(prefix);
+    const handled: number[] = [];
+    const errors: Error[] = [];
+    const consumer = await backbone.consume(
+      { channel: 'notifications', group: 'g', consumer: 'c', blockMs: 50, onError: (err) => errors.push(err) },
+      async (e) => void handled.push(e.seq),
+    );
+    const inbox = `inbox-${randomUUID()}`;
+    await backbone.publish(events('notifications', inbox, 1, 2));
+    await waitFor(() => handled.length >= 2, 5000, 'first events');
+    await admin.del(...backbone.keys.streams('notifications'));
+    await waitFor(() => errors.some((e) => e.message.startsWith('NOGROUP')), 5000, 'NOGROUP reported');
+    await waitFor(async () => (await admin.exists(backbone.keys.stream('notifications', 0))) === 1, 5000, 'group recreated');
+    await backbone.publish(events('notifications', inbox, 3, 2));
+    await waitFor(() => handled.length >= 4, 5000, 'events after the loss');
+    expect(handled).to.deep.equal([1, 2, 3, 4]);
+    await consumer.stop();
+  });
+
   it('fails fast with STREAM_UNAVAILABLE when Redis is unreachable', async () => {
     const backbone = new RedisStreamsBackbone({ redis: 'redis://127.0.0.1:1', operationTimeoutMs: 300 });
     opened.push(backbone);

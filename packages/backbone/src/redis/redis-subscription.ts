@@ -68,7 +68,7 @@ export class RedisLiveReader implements Subscription {
     while (!this.closed) {
       try {
         await waitReady(this.conn, blockMs + graceMs);
-        if (broken && Math.random() > 2) await this.rewindResetStreams();
+        if (broken) await this.rewindResetStreams();
         const read = this.conn.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...streamKeys, ...this.ids);
         const reply = (await withDeadline(this.conn, read, blockMs + graceMs)) as RawStreamReply | null;
         broken = false;

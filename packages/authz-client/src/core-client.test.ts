@@ -1,0 +1,272 @@
+import { once } from 'node:events';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { expect } from 'chai';
+import { AppError } from '@chat/contracts';
+import { DEMO_FIXTURE_PATH, startDevCore, type DevCoreHandle } from '@chat/dev-core';
+import { pino } from 'pino';
+import { authorizeScope } from './authorize-scope.ts';
+import { createCoreClient, type CoreClient } from './core-client.ts';
+import { parseCoreResourceHeader } from './bearer-header.ts';
+import { createTokenVerifier } from './token-verifier.ts';
+
+const SERVICE_TOKEN = 'authz-client-test-service-token';
+const REPO = '01JGFJJZ00QNYBVPQTAT49MN0F';
+const BRANCH = '01JGFJJZZ89S40WZVASPCBT80G';
+const DELETED_BRANCH = '01JGFJK0YGB83273JNJF879N0A';
+const ARCHIVED_REPO = '01JGFJK1XRGVD3BX64YJ5R47M7';
+const FOREIGN_BRANCH = '01JGFJK2X0ENW0FH3C8BEWQVYR';
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('call succeeded');
+}
+
+async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('createCoreClient against dev-core', () => {
+  let core: DevCoreHandle;
+  let client: CoreClient;
+  const demo = async () => JSON.parse(await readFile(DEMO_FIXTURE_PATH, 'utf8'));
+
+  before(async () => {
+    core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, logger: pino({ level: 'silent' }) });
+    client = createCoreClient({ coreUrl: core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 500 });
+  });
+  after(() => core.close());
+  afterEach(async () => {
+    core.setFaults({ authorization: 'ok' });
+    core.replaceFixture(await demo());
+  });
+
+  const user = (id: string) => ({ kind: 'user' as const, id, expiresAt: new Date(Date.now() + 60_000) });
+  const bot = (id: string, credentialId: string) => ({ kind: 'bot' as const, id, credentialId, expiresAt: new Date(Date.now() + 60_000) });
+
+  describe('authorizeScope', () => {
+    it('allows a writer and attributes the decision to the user', async () => {
+      const result = await authorizeScope(client, user('u_alice'), { repositoryId: REPO, action: 'write' }, { requestId: 'req-1' });
+      expect(result.scopeState).to.equal('active');
+      expect(result.attribution).to.deep.equal({
+        authorizationDecisionId: result.decisionId,
+        authorizingSubjectId: 'u_alice',
+        authorizingSubjectKind: 'user',
+        botCredentialId: null,
+        botGrantId: null,
+      });
+    });
+
+    it('allows a bot and attributes the decision to its grant subject, credential and grant', async () => {
+      const result = await authorizeScope(client, bot('b_ci', 'c_1'), { repositoryId: REPO, branchId: BRANCH, action: 'write' });
+      expect(result.attribution).to.deep.include({
+        authorizingSubjectId: 'o_acme',
+        authorizingSubjectKind: 'organization',
+        botCredentialId: 'c_1',
+        botGrantId: 'g_1',
+      });
+    });
+
+    it('reports sealed scopes: archived repository, deleted branch', async () => {
+      expect((await authorizeScope(client, user('u_alice'), { repositoryId: ARCHIVED_REPO, action: 'read' })).scopeState).to.equal('sealed');
+      expect((await authorizeScope(client, user('u_bob'), { repositoryId: REPO, branchId: DELETED_BRANCH, action: 'read' })).scopeState).to.equal('sealed');
+    });
+
+    const denials: [string, ReturnType<typeof user> | ReturnType<typeof bot>, { repositoryId: string; branchId?: string; action: 'read' | 'write' }][] = [
+      ['reader writing', user('u_bob'), { repositoryId: REPO, action: 'write' }],
+      ['non-member reading', user('u_carol'), { repositoryId: REPO, action: 'read' }],
+      ['unknown repository', user('u_alice'), { repositoryId: '01JGFJK3W8GE2RMDX78EQVVVR6', action: 'read' }],
+      ['branch of another repository', user('u_alice'), { repositoryId: REPO, branchId: FOREIGN_BRANCH, action: 'read' }],
+      ['read-only bot appending', bot('b_reader', 'c_reader'), { repositoryId: REPO, action: 'write' }],
+      ['bot outside its grant', bot('b_ci', 'c_1'), { repositoryId: ARCHIVED_REPO, action: 'read' }],
+    ];
+    for (const [name, principal, scope] of denials) {
+      it(`throws AUTHORIZATION_DENIED: ${name}`, async () => {
+        const err = await failure(authorizeScope(client, principal, scope));
+        expect(err.code).to.equal('AUTHORIZATION_DENIED');
+        expect(err.status).to.equal(403);
+      });
+    }
+
+    it('throws TOKEN_REJECTED for a validly signed token of a revoked bot credential', async () => {
+      const verifier = createTokenVerifier({ coreUrl: core.url });
+      const token = await core.mintToken({ type: 'bot', subjectId: 'b_ci', credentialId: 'c_2' });
+      const principal = await verifier.verify(`Bearer ${token}`);
+      const err = await failure(authorizeScope(client, principal, { repositoryId: REPO, action: 'read' }));
+      expect(err.code).to.equal('TOKEN_REJECTED');
+      expect(err.status).to.equal(401);
+    });
+
+    it('sees fixture changes at once: revoked grant, revoked credential, new member', async () => {
+      const fixture = await demo();
+      fixture.bots[0].grants[0].state = 'revoked';
+      fixture.bots[1].credentials[0].state = 'revoked';
+      fixture.repositories[0].members.u_carol = 'read';
+      core.replaceFixture(fixture);
+      expect((await failure(authorizeScope(client, bot('b_ci', 'c_1'), { repositoryId: REPO, action: 'read' }))).code).to.equal('AUTHORIZATION_DENIED');
+      expect((await failure(authorizeScope(client, bot('b_reader', 'c_reader'), { repositoryId: REPO, action: 'read' }))).code).to.equal('TOKEN_REJECTED');
+      expect((await authorizeScope(client, user('u_carol'), { repositoryId: REPO, action: 'read' })).scopeState).to.equal('active');
+    });
+  });
+
+  describe('faults', () => {
+    it('unavailable → AUTHORIZATION_UNAVAILABLE (503)', async () => {
+      core.setFaults({ authorization: 'unavailable' });
+      const err = await failure(client.authorize({ principal: { kind: 'user', id: 'u_alice' }, repositoryId: REPO, action: 'read' }));
+      expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
+      expect(err.status).to.equal(503);
+      expect((await failure(client.resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
+    });
+
+    it('slow → AUTHORIZATION_UNAVAILABLE within the client timeout', async () => {
+      core.setFaults({ authorization: 'slow', latencyMs: 5000 });
+      const started = Date.now();
+      const err = await failure(client.authorize({ principal: { kind: 'user', id: 'u_alice' }, repositoryId: REPO, action: 'read' }));
+      expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
+      expect(Date.now() - started).to.be.within(450, 1500);
+    });
+
+    it('a wrong service token → AUTHORIZATION_UNAVAILABLE, never a client-facing 401', async () => {
+      const misconfigured = createCoreClient({ coreUrl: core.url, serviceToken: 'wrong-token' });
+      const input = { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'read' as const };
+      expect((await failure(misconfigured.authorize(input))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
+      expect((await failure(misconfigured.resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
+    });
+  });
+
+  describe('resolveMentions', () => {
+    const targets = [
+      { kind: 'human' as const, id: 'u_bob' },
+      { kind: 'human' as const, id: 'u_carol' },
+      { kind: 'bot' as const, id: 'b_reader' },
+    ];
+
+    it('resolves with the author’s core resource token', async () => {
+      const coreResourceToken = await core.mintToken({ type: 'core_resource', subjectId: 'u_alice' });
+      const { targets: resolved } = await client.resolveMentions({ repositoryId: REPO, branchId: BRANCH, targets, coreResourceToken });
+      expect(resolved.map((t) => t.valid)).to.deep.equal([true, false, true]);
+    });
+
+    it('throws CORE_RESOURCE_TOKEN_REJECTED for a token core refuses', async () => {
+      for (const coreResourceToken of [
+        await core.mintToken({ type: 'human', subjectId: 'u_alice' }),
+        await core.mintToken({ type: 'core_resource', subjectId: 'u_alice', expiresInSeconds: -60 }),
+      ]) {
+        const err = await failure(client.resolveMentions({ repositoryId: REPO, targets, coreResourceToken }));
+        expect(err.code).to.equal('CORE_RESOURCE_TOKEN_REJECTED');
+        expect(err.message).to.not.contain(coreResourceToken);
+      }
+    });
+
+    it('parseCoreResourceHeader reads bearer-form values only', () => {
+      expect(parseCoreResourceHeader(undefined)).to.equal(undefined);
+      expect(parseCoreResourceHeader('Bearer a.b.c')).to.equal('a.b.c');
+      for (const bad of ['a.b.c', 'Basic dTpw', 'Bearer a.b.c.d.e', `Bearer ${'a'.repeat(9000)}.b.c`]) {
+        expect(() => parseCoreResourceHeader(bad)).to.throw(AppError).with.property('code', 'CORE_RESOURCE_TOKEN_REJECTED');
+      }
+    });
+  });
+});
+
+describe('createCoreClient against a core answering garbage', () => {
+  let server: Server;
+  let url: string;
+  let respond: RequestListener;
+  let seen: { authorization?: string; requestId?: string; resource?: string } = {};
+
+  before(async () => {
+    ({ server, url } = await listen((req, res) => {
+      seen = {
+        authorization: req.headers.authorization,
+        requestId: req.headers['x-request-id'] as string | undefined,
+        resource: req.headers['x-core-resource-authorization'] as string | undefined,
+      };
+      respond(req, res);
+    }));
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const client = () => createCoreClient({ coreUrl: url, serviceToken: 'svc-token', timeoutMs: 300 });
+  const authorizeInput = { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'read' as const };
+  const json = (status: number, body: unknown): RequestListener => (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+
+  const garbage: [string, RequestListener][] = [
+    ['a 500', json(500, { error: 'boom' })],
+    ['a 502 with HTML', (_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>')],
+    ['a 200 that is not JSON', (_req, res) => res.writeHead(200).end('allow')],
+    ['a 200 with an empty body', (_req, res) => res.writeHead(200).end()],
+    ['an unknown decision', json(200, { decision: 'maybe', decisionId: 'd1', scopeState: 'active' })],
+    ['a missing decisionId', json(200, { decision: 'allow', scopeState: 'active' })],
+    ['an unknown scope state', json(200, { decision: 'allow', decisionId: 'd1', scopeState: 'frozen' })],
+    ['a JSON array', json(200, [{ decision: 'allow' }])],
+    ['a redirect', (_req, res) => res.writeHead(307, { location: 'http://127.0.0.1:1/' }).end()],
+    ['a 401 to chat’s service token', json(401, { error: { code: 'service_unauthenticated' } })],
+    ['a 400', json(400, { error: { code: 'request_invalid' } })],
+    ['a reset connection', (req) => req.socket.destroy()],
+    ['headers but a body that never ends', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"decision":');
+    }],
+    ['nothing at all (hang)', () => undefined],
+    ['a huge body', (_req, res) => res.writeHead(200).end(`{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}`)],
+  ];
+  for (const [name, handler] of garbage) {
+    it(`authorize → AUTHORIZATION_UNAVAILABLE on ${name}`, async () => {
+      respond = handler;
+      const started = Date.now();
+      const err = await failure(client().authorize(authorizeInput));
+      expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
+      expect(Date.now() - started).to.be.below(1500);
+      expect(err.message).to.not.contain('svc-token');
+    });
+  }
+
+  it('authorizeScope → AUTHORIZATION_UNAVAILABLE when a bot is allowed without attribution', async () => {
+    respond = json(200, { decision: 'allow', decisionId: 'd1', scopeState: 'active' });
+    const principal = { kind: 'bot' as const, id: 'b_ci', credentialId: 'c_1', expiresAt: new Date() };
+    expect((await failure(authorizeScope(client(), principal, { repositoryId: REPO, action: 'read' }))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
+  });
+
+  it('sends the service token, the request ID and the resource token in headers', async () => {
+    respond = json(200, { targets: [{ kind: 'human', id: 'u_bob', valid: true }], extra: 'ignored' });
+    const result = await client().resolveMentions(
+      { repositoryId: REPO, targets: [{ kind: 'human', id: 'u_bob' }], coreResourceToken: 'a.b.c' },
+      { requestId: 'req-42' },
+    );
+    expect(result).to.deep.equal({ targets: [{ kind: 'human', id: 'u_bob', valid: true }] });
+    expect(seen).to.deep.equal({ authorization: 'Bearer svc-token', requestId: 'req-42', resource: 'Bearer a.b.c' });
+  });
+
+  it('resolveMentions → CORE_RESOURCE_TOKEN_REJECTED on a plain 401', async () => {
+    respond = json(401, { error: { code: 'resource_token_rejected' } });
+    expect((await failure(client().resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('CORE_RESOURCE_TOKEN_REJECTED');
+    respond = (_req, res) => res.writeHead(401).end('nope');
+    expect((await failure(client().resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('CORE_RESOURCE_TOKEN_REJECTED');
+  });
+
+  for (const [name, body] of [
+    ['targets left unanswered', { targets: [] }],
+    ['a target without validity', { targets: [{ kind: 'human', id: 'u_bob' }] }],
+    ['no targets field', { resolved: true }],
+  ] as const) {
+    it(`resolveMentions → AUTHORIZATION_UNAVAILABLE on ${name}`, async () => {
+      respond = json(200, body);
+      const err = await failure(client().resolveMentions({ repositoryId: REPO, targets: [{ kind: 'human', id: 'u_bob' }] }));
+      expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
+    });
+  }
+});

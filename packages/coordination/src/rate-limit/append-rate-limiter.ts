@@ -1,0 +1,52 @@
+/**
+ * The append rate limit (spec section 8): a fixed window shared by every API instance. The API
+ * codes against this interface; the Redis and in-process limiters implement it.
+ */
+export interface AppendRateKey {
+  senderKind: 'user' | 'bot';
+  senderId: string;
+  roomScopeKey: string;
+}
+
+export interface AppendRateLimiter {
+  /**
+   * Takes one unit of the sender's budget in the current window, or throws
+   * `AppError('RATE_LIMITED', …, { retryAfterSeconds })` with the whole seconds (at least 1) until
+   * the window resets.
+   */
+  consume(key: AppendRateKey): Promise<void>;
+}
+
+/**
+ * What one budget covers: `sender-room` gives each sender a budget per room, `sender` one budget
+ * across all rooms.
+ */
+export type AppendRateScope = 'sender-room' | 'sender';
+
+/** Settings both limiters share. */
+export interface FixedWindowOptions {
+  /**
+   * Appends allowed per budget per window.
+   * @defaultValue 60
+   */
+  limit?: number;
+  /**
+   * Window length in whole seconds; windows start at multiples of it since the Unix epoch, so
+   * every instance agrees on where a window begins without talking to the others.
+   * @defaultValue 60
+   */
+  windowSeconds?: number;
+  /**
+   * What one budget covers.
+   * @defaultValue 'sender-room'
+   */
+  scope?: AppendRateScope;
+  /**
+   * Milliseconds since the epoch; tests move it to place a request at an exact point of a window.
+   * @defaultValue Date.now
+   */
+  clock?: () => number;
+}
+
+export const DEFAULT_APPEND_RATE_LIMIT = 60;
+export const DEFAULT_APPEND_RATE_WINDOW_SECONDS = 60;

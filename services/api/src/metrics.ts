@@ -1,0 +1,44 @@
+import { createHttpDurationHistogram } from '@chat/observability';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OutboxRepository } from '@chat/store';
+
+/** The API's own Prometheus registry and the instruments its layers record into. */
+export interface ApiMetrics {
+  registry: Registry;
+  httpDuration: ReturnType<typeof createHttpDurationHistogram>;
+  appends: Counter<'outcome'>;
+  coreCalls: Histogram<'operation' | 'outcome'>;
+}
+
+export function createApiMetrics(options: { outbox?: OutboxRepository; defaultMetrics?: boolean } = {}): ApiMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'chat_api_' });
+  const outbox = options.outbox;
+  if (outbox) {
+    new Gauge({
+      name: 'chat_outbox_depth',
+      help: 'Committed events waiting in the outbox for the relay (should stay near 0)',
+      registers: [registry],
+      async collect() {
+        this.set(await outbox.depth());
+      },
+    });
+  }
+  return {
+    registry,
+    httpDuration: createHttpDurationHistogram(registry),
+    appends: new Counter({
+      name: 'chat_appends_total',
+      help: 'Append requests by outcome: created, replayed (exact retry), rate_limited, rejected',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    coreCalls: new Histogram({
+      name: 'chat_core_call_duration_seconds',
+      help: 'Calls to core (authorize, resolveMentions, ping) by outcome; outcome=error counts failures',
+      labelNames: ['operation', 'outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,28 @@
+import type { Channel } from '@chat/backbone';
+
+/** One durable item of a stream, as stored: its per-scope sequence and its JSON wire form. */
+export interface SourceItem {
+  seq: number;
+  /** JSON of the event's data (a MessageResponse for rooms, a NotificationResponse for inboxes). */
+  data: string;
+}
+
+/**
+ * What a stream reads from: a scope with a contiguous per-scope sequence, durable in the store and
+ * announced on one backbone channel. The engine is generic over it, so room streams and inbox
+ * streams share listener-first registration, replay, overlap suppression and gap filling.
+ */
+export interface StreamSource {
+  /** Backbone channel that announces new items of this scope. */
+  readonly channel: Channel;
+  /** The backbone event's `scopeKey` for this scope (room id, inbox key). */
+  readonly scopeKey: string;
+  /** SSE event name of durable items. */
+  readonly eventName: 'message' | 'notification';
+  /** Highest committed seq of the scope right now (0 when empty): the snapshot barrier. */
+  highWater(): Promise<number>;
+  /** Items with seq greater than `afterSeq`, oldest first, at most `limit`. */
+  readAfter(afterSeq: number, limit: number): Promise<SourceItem[]>;
+  /** The durable cursor of the item with this seq (its SSE id). */
+  cursorFor(seq: number): string;
+}

@@ -1,0 +1,44 @@
+/** What `POST /dev/tokens` mints (architecture brief, "The core service and dev-core"). */
+export type TokenType = 'human' | 'bot' | 'core_resource' | 'id_token' | 'app';
+
+export interface MintRequest {
+  type: TokenType;
+  subjectId: string;
+  credentialId?: string;
+  expiresInSeconds?: number;
+}
+
+export type FaultMode = 'ok' | 'unavailable' | 'slow';
+
+/** dev-core's test surface over HTTP: tokens, the live fixture, faults. */
+export class DevCoreClient {
+  constructor(readonly url: string) {}
+
+  async mintToken(request: MintRequest): Promise<string> {
+    const body = (await this.call('POST', '/dev/tokens', request)) as { token: string };
+    return body.token;
+  }
+
+  async getFixture(): Promise<unknown> {
+    return this.call('GET', '/dev/fixture');
+  }
+
+  async putFixture(fixture: unknown): Promise<void> {
+    await this.call('PUT', '/dev/fixture', fixture);
+  }
+
+  async setFaults(authorization: FaultMode, latencyMs?: number): Promise<void> {
+    await this.call('POST', '/dev/faults', latencyMs === undefined ? { authorization } : { authorization, latencyMs });
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`dev-core ${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as unknown;
+  }
+}
