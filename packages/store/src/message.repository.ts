@@ -1,5 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
+import { recordMentionFanout } from './mention-fanout.repository.ts';
 import { nextMessageId } from './monotonic-ulid.ts';
 import { newRoomValues, roomScopeKey, type RoomScope } from './room.repository.ts';
 import { messages, outbox, rooms, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
@@ -127,6 +128,8 @@ async function appendInTransaction(db: ChatDb, scope: RoomScope, input: NewMessa
       .insert(outbox)
       .values({ channel: 'messages', scopeKey: room.roomId, seq, payload: options.outboxPayload(message) })
       .returning({ id: outbox.id });
+    // The durable record that the notifier owes this message's mentions their notifications.
+    if (input.mentions && input.mentions.length > 0) await recordMentionFanout(tx, message);
     return { kind: 'created', message, room: updatedRoom!, outboxId: entry!.id } as const;
   });
 }

@@ -1,5 +1,8 @@
 import type { Database } from './database.ts';
+import { createInboxRepository, type InboxRepository } from './inbox.repository.ts';
+import { createMentionFanoutRepository, type MentionFanoutRepository } from './mention-fanout.repository.ts';
 import { createMessageRepository, type MessageRepository } from './message.repository.ts';
+import { createNotificationRepository, type NotificationRepository } from './notification.repository.ts';
 import { createOutboxRepository, type OutboxRepository } from './outbox.repository.ts';
 import { createRoomRepository, type RoomRepository } from './room.repository.ts';
 import { createServiceKeyRepository, type ServiceKeyRepository } from './service-key.repository.ts';
@@ -11,6 +14,9 @@ export interface Store {
   readonly messages: MessageRepository;
   readonly outbox: OutboxRepository;
   readonly serviceKeys: ServiceKeyRepository;
+  readonly inboxes: InboxRepository;
+  readonly notifications: NotificationRepository;
+  readonly mentionFanout: MentionFanoutRepository;
 }
 
 export function createStore(database: Database): Store {
@@ -20,5 +26,8 @@ export function createStore(database: Database): Store {
     messages: createMessageRepository(database.db),
     outbox: createOutboxRepository(database.db),
     serviceKeys: createServiceKeyRepository(database.db),
+    inboxes: createInboxRepository(database.db),
+    notifications: createNotificationRepository(database.db),
+    mentionFanout: createMentionFanoutRepository(database.db),
   };
 }

@@ -1,7 +1,4 @@
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApiRuntime, InProcessRateLimiter } from '@chat/api';
+import { createApiRuntime, createRateLimiter, listen } from '@chat/api';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createLogger } from '@chat/observability';
@@ -38,10 +35,11 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   }
   const coreUrl = config.CORE_URL ?? devCore!.url;
 
+  const rateLimiter = createRateLimiter(config, logger);
   const api = await createApiRuntime({
     database,
     backbone,
-    rateLimiter: new InProcessRateLimiter({ limit: config.APPEND_RATE_LIMIT, windowSeconds: config.APPEND_RATE_WINDOW_SECONDS }),
+    rateLimiter,
     logger,
     core: { url: coreUrl, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS },
     cursor: { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS },
@@ -49,10 +47,8 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   });
   api.relay.start();
 
-  const server: Server = api.app.listen(config.PORT, config.HOST);
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const http = await listen(api.app, config.PORT, config.HOST);
+  const url = `http://127.0.0.1:${http.port}`;
   logger.info({ url, coreUrl, database: database.kind, backbone: config.REDIS_URL ? 'redis' : 'in-process' }, 'chat listening');
 
   const banner = await demoBanner({ url, coreUrl, devCore: config.PRINT_DEMO_TOKENS ? devCore : undefined });
@@ -61,9 +57,9 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     coreUrl,
     banner,
     async stop() {
-      server.close();
-      server.closeIdleConnections();
+      await http.shutdown(config.API_SHUTDOWN_GRACE_MS);
       await api.relay.stop();
+      await rateLimiter.close?.();
       await backbone.close();
       await database.close();
       await devCore?.close();

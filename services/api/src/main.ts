@@ -5,19 +5,22 @@
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
 import { createLogger, startAdminServer } from '@chat/observability';
 import { databaseTargetFor, migrate, openDatabase } from '@chat/store';
-import { ApiEnvSchema, parseEnv } from './config.ts';
+import { ApiEnvSchema, parseEnv, type ApiEnv } from './config.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { listen } from './http-server.ts';
 import { createApiRuntime } from './runtime.ts';
 
-let env;
-try {
-  env = parseEnv(ApiEnvSchema, process.env);
-  if (!env.CORE_URL) throw new Error('Invalid configuration: CORE_URL is required when the API runs on its own');
-} catch (err) {
-  process.stderr.write(`${(err as Error).message}\n`);
-  process.exit(2);
+function loadEnv(): ApiEnv & { CORE_URL: string } {
+  try {
+    const env = parseEnv(ApiEnvSchema, process.env);
+    if (!env.CORE_URL) throw new Error('Invalid configuration: CORE_URL is required when the API runs on its own');
+    return { ...env, CORE_URL: env.CORE_URL };
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(2);
+  }
 }
+const env = loadEnv();
 
 const logger = createLogger({ name: 'chat-api', level: env.LOG_LEVEL });
 const database = await openDatabase(databaseTargetFor({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE }));
@@ -29,7 +32,7 @@ const api = await createApiRuntime({
   backbone,
   rateLimiter,
   logger,
-  core: { url: env.CORE_URL!, serviceToken: env.CORE_SERVICE_TOKEN, timeoutMs: env.CORE_TIMEOUT_MS },
+  core: { url: env.CORE_URL, serviceToken: env.CORE_SERVICE_TOKEN, timeoutMs: env.CORE_TIMEOUT_MS },
   cursor: { secret: env.CURSOR_SECRET, previousSecrets: env.CURSOR_SECRETS_PREVIOUS },
   bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
 });

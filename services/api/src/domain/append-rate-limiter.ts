@@ -1,13 +1,6 @@
 /**
- * The append rate limit (spec section 8): a fixed window shared by every API instance. `consume`
- * takes one unit or throws AppError RATE_LIMITED with the whole seconds until the window resets.
+ * The append rate limit (spec section 8) as the domain sees it: `consume` takes one unit of the
+ * sender's fixed window or throws RATE_LIMITED with whole seconds until the window resets. The
+ * implementations (Redis-shared and in-process) live in `@chat/coordination`.
  */
-export interface AppendRateLimiter {
-  consume(key: AppendRateKey): Promise<void>;
-}
-
-export interface AppendRateKey {
-  senderKind: 'user' | 'bot';
-  senderId: string;
-  roomScopeKey: string;
-}
+export type { AppendRateKey, AppendRateLimiter } from '@chat/coordination';

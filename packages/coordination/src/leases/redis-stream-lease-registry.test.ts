@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { AppError } from '@chat/contracts';
+import { fresh, runLeaseRegistryContract, sleep, tryAcquire } from '../testing/lease-registry-contract.ts';
+import { REDIS_URL, TestKeyspace, UNREACHABLE_REDIS_URL, firstJsonLine, startScript } from '../testing/redis-test-support.ts';
+import { RedisStreamLeaseRegistry, type RedisStreamLeaseRegistryOptions } from './redis-stream-lease-registry.ts';
+import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
+
+const keyspace = new TestKeyspace();
+afterEach(() => keyspace.cleanUp());
+after(() => keyspace.close());
+
+runLeaseRegistryContract(
+  'RedisStreamLeaseRegistry',
+  async (options) => new RedisStreamLeaseRegistry({ ...options, redis: REDIS_URL, keyPrefix: keyspace.prefix('cap') }),
+);
+
+describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
+  this.timeout(20_000);
+  const opened: RedisStreamLeaseRegistry[] = [];
+  const open = (options: RedisStreamLeaseRegistryOptions): RedisStreamLeaseRegistry => {
+    const registry = new RedisStreamLeaseRegistry(options);
+    opened.push(registry);
+    return registry;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((r) => r.close()));
+  });
+
+  it('keeps the caps across several gateways acquiring at once', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const gateways = Array.from({ length: 5 }, () => open({ redis: REDIS_URL, keyPrefix, principalCap: 5, roomCap: 7 }));
+    const principal = fresh('p');
+    const byPrincipal = await Promise.all(gateways.flatMap((g) => Array.from({ length: 20 }, () => tryAcquire(g, principal, fresh('r')))));
+    expect(byPrincipal.filter((o) => !(o instanceof AppError))).to.have.length(5);
+    const room = fresh('r');
+    const byRoom = await Promise.all(gateways.flatMap((g) => Array.from({ length: 20 }, () => tryAcquire(g, fresh('p'), room))));
+    expect(byRoom.filter((o) => !(o instanceof AppError))).to.have.length(7);
+    // Refused room steps gave their principal slots back: only the 7 winners hold one.
+    const principalSets = (await keyspace.keysOf(keyPrefix)).filter((k) => k.includes('{cap:p:') && !k.includes(principal));
+    expect(principalSets).to.have.length(7);
+  });
+
+  it('lays keys out as <prefix>:{cap:p|r:<key>} scored by server-clock expiry, every key with a TTL', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const registry = open({ redis: REDIS_URL, keyPrefix, leaseMs: 4_000 });
+    const principal = fresh('p');
+    const room = fresh('r');
+    const lease = await registry.acquire({ principalKey: principal, roomKey: room });
+    const keys = (await keyspace.keysOf(keyPrefix)).sort();
+    expect(keys).to.deep.equal([`${keyPrefix}:{cap:p:${principal}}`, `${keyPrefix}:{cap:r:${room}}`].sort());
+    const [seconds] = await keyspace.admin.time();
+    for (const key of keys) {
+      const ttl = await keyspace.admin.pttl(key);
+      expect(ttl, key).to.be.within(1, 8_000);
+      const score = Number(await keyspace.admin.zscore(key, lease.id));
+      expect(score - Number(seconds) * 1000).to.be.within(2_000, 5_000);
+    }
+    await lease.release();
+    for (const key of keys) expect(await keyspace.admin.zcard(key)).to.equal(0);
+  });
+
+  it('releases its leases in Redis when closed', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const registry = open({ redis: REDIS_URL, keyPrefix, principalCap: 2 });
+    const principal = fresh('p');
+    await registry.acquire({ principalKey: principal, roomKey: fresh('r') });
+    await registry.acquire({ principalKey: principal, roomKey: fresh('r') });
+    await registry.close();
+    const other = open({ redis: REDIS_URL, keyPrefix, principalCap: 2 });
+    await other.acquire({ principalKey: principal, roomKey: fresh('r') });
+    await other.acquire({ principalKey: principal, roomKey: fresh('r') });
+  });
+
+  it('frees the slots of a killed gateway within leaseMs, answering Retry-After from their expiry meanwhile', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const leaseMs = 1_500;
+    const principal = fresh('p');
+    const room = fresh('r');
+    const gateway = startScript('hold-stream-leases.ts', [REDIS_URL, keyPrefix, principal, room, '3', String(leaseMs)]);
+    try {
+      const { ids } = await firstJsonLine<{ ids: string[] }>(gateway, 15_000);
+      expect(ids).to.have.length(3);
+      const registry = open({ redis: REDIS_URL, keyPrefix, principalCap: 3, roomCap: 3, leaseMs, retryAfterSeconds: 30 });
+      // Past one lease, the child's renewals are what keep its slots.
+      await sleep(leaseMs * 1.5);
+      expect(((await tryAcquire(registry, principal, fresh('r'))) as AppError).code).to.equal('STREAM_PRINCIPAL_LIMIT');
+
+      gateway.kill('SIGKILL');
+      const killedAt = Date.now();
+      const refused = (await tryAcquire(registry, fresh('p'), room)) as AppError;
+      expect(refused.code).to.equal('STREAM_ROOM_LIMIT');
+      expect(refused.retryAfterSeconds).to.be.within(1, Math.ceil(leaseMs / 1000));
+      let freedAfter = -1;
+      while (Date.now() - killedAt < leaseMs * 3) {
+        if (!((await tryAcquire(registry, principal, room)) instanceof AppError)) {
+          freedAfter = Date.now() - killedAt;
+          break;
+        }
+        await sleep(25);
+      }
+      expect(freedAfter).to.be.within(0, leaseMs + 200);
+    } finally {
+      gateway.kill('SIGKILL');
+    }
+  });
+
+  it('answers 503 STREAM_UNAVAILABLE quickly when Redis is unreachable', async () => {
+    const registry = open({ redis: UNREACHABLE_REDIS_URL, timeoutMs: 200 });
+    const started = Date.now();
+    const refused = await tryAcquire(registry, fresh('p'), fresh('r'));
+    expect((refused as AppError).code).to.equal('STREAM_UNAVAILABLE');
+    expect((refused as AppError).status).to.equal(503);
+    expect(Date.now() - started).to.be.below(1_000);
+  });
+
+  it('reports failed renewals and renews again once Redis answers', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true });
+    redis.on('error', () => undefined);
+    await redis.connect();
+    const errors: unknown[] = [];
+    const leaseMs = 900;
+    const registry = open({ redis, keyPrefix, leaseMs, timeoutMs: 200, onError: (err) => errors.push(err) });
+    try {
+      const principal = fresh('p');
+      const lease = await registry.acquire({ principalKey: principal, roomKey: fresh('r') });
+      const key = registry.principalSetKey(principal);
+      redis.disconnect();
+      await sleep(leaseMs / 3 + 150);
+      expect(errors.length).to.be.greaterThan(0);
+      await redis.connect();
+      const before = Number(await keyspace.admin.zscore(key, lease.id));
+      await sleep(leaseMs / 3 + 150);
+      expect(Number(await keyspace.admin.zscore(key, lease.id))).to.be.greaterThan(before);
+    } finally {
+      await registry.close();
+      redis.disconnect();
+    }
+  });
+
+  it('reports a lease whose slot vanished as lost, stops renewing it and frees its other slot', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const errors: unknown[] = [];
+    const registry = open({ redis: REDIS_URL, keyPrefix, leaseMs: 600, onError: (err) => errors.push(err) });
+    const principal = fresh('p');
+    const room = fresh('r');
+    const lease = await registry.acquire({ principalKey: principal, roomKey: room });
+    await keyspace.admin.zrem(registry.principalSetKey(principal), lease.id);
+    await sleep(450);
+    const lost = errors.filter((e): e is StreamLeaseLostError => e instanceof StreamLeaseLostError);
+    expect(lost.map((e) => e.leaseId)).to.deep.equal([lease.id]);
+    expect(await keyspace.admin.zscore(registry.roomSetKey(room), lease.id)).to.equal(null);
+  });
+});

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { defineLua, queueLua, runLua } from '../redis/lua-command.ts';
+import { checkKeyPrefix } from '../redis/key-prefix.ts';
+import { redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
+import { parseLost, parseTake, RENEW_SLOTS, TAKE_SLOT } from './redis-lease-scripts.ts';
+import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
+import {
+  streamCapReached,
+  streamCapSettings,
+  streamLeasesUnavailable,
+  type StreamCapKind,
+  type StreamCapOptions,
+  type StreamCapSettings,
+  type StreamLease,
+  type StreamLeaseRegistry,
+} from './stream-lease-registry.ts';
+
+export interface RedisStreamLeaseRegistryOptions extends StreamCapOptions {
+  /** A `redis://` URL (the registry opens and closes its own connection) or a connection you own (without `keyPrefix`). */
+  redis: RedisTarget;
+  /**
+   * First part of every key; must not contain `{` or `}`.
+   * @defaultValue 'chat'
+   */
+  keyPrefix?: string;
+  /**
+   * The longest an acquire or release waits for Redis; an acquire that runs out answers 503.
+   * @defaultValue 1000
+   */
+  timeoutMs?: number;
+  /** Told about failed renewals (retried on the next round), failed releases and lost leases ({@link StreamLeaseLostError}). */
+  onError?: (err: unknown) => void;
+}
+
+/** Ids per renewal script call, so one crowded room does not make one huge script run. */
+const RENEW_CHUNK = 500;
+
+interface HeldSlots {
+  readonly principalSet: string;
+  readonly roomSet: string;
+}
+
+/**
+ * The stream caps shared by every gateway through Redis. Each cap is a sorted set of lease ids
+ * scored by expiry: `<prefix>:{cap:p:<principalKey>}` and `<prefix>:{cap:r:<roomKey>}`. The two
+ * sets live in different Cluster slots, so a stream takes its principal slot, then its room slot,
+ * and gives the first back if the second is refused. One timer per registry renews every live lease
+ * in one pipeline each leaseMs/3, so the cost per round is one script call per busy set, not one
+ * timer per stream.
+ */
+export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
+  private readonly settings: StreamCapSettings;
+  private readonly handle: RedisHandle;
+  private readonly keyPrefix: string;
+  private readonly timeoutMs: number;
+  private readonly onError: ((err: unknown) => void) | undefined;
+  private readonly live = new Map<string, HeldSlots>();
+  private readonly timer: NodeJS.Timeout;
+  private renewing = false;
+  private closed = false;
+
+  constructor(options: RedisStreamLeaseRegistryOptions) {
+    this.settings = streamCapSettings(options);
+    this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? 'chat');
+    this.timeoutMs = options.timeoutMs ?? 1000;
+    this.onError = options.onError;
+    this.handle = redisHandle(options.redis, 'chat-stream-leases', this.timeoutMs);
+    defineLua(this.handle.redis, TAKE_SLOT);
+    defineLua(this.handle.redis, RENEW_SLOTS);
+    this.timer = setInterval(() => void this.renewAll(), Math.max(1, Math.floor(this.settings.leaseMs / 3)));
+    // Renewals alone must not keep a process alive that has nothing else to do.
+    this.timer.unref();
+  }
+
+  principalSetKey(principalKey: string): string {
+    return `${this.keyPrefix}:{cap:p:${principalKey}}`;
+  }
+
+  roomSetKey(roomKey: string): string {
+    return `${this.keyPrefix}:{cap:r:${roomKey}}`;
+  }
+
+  async acquire(input: { principalKey: string; roomKey: string }): Promise<StreamLease> {
+    if (this.closed) throw streamLeasesUnavailable();
+    const id = randomUUID();
+    const slots: HeldSlots = { principalSet: this.principalSetKey(input.principalKey), roomSet: this.roomSetKey(input.roomKey) };
+    await this.take('principal', slots.principalSet, id, this.settings.principalCap);
+    try {
+      await this.take('room', slots.roomSet, id, this.settings.roomCap);
+    } catch (err) {
+      await this.removeSlots([slots.principalSet], id);
+      throw err;
+    }
+    if (this.closed) {
+      await this.removeSlots([slots.principalSet, slots.roomSet], id);
+      throw streamLeasesUnavailable();
+    }
+    this.live.set(id, slots);
+    return { id, release: () => this.release(id) };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    const held = [...this.live];
+    this.live.clear();
+    if (held.length > 0) {
+      const pipeline = this.handle.redis.pipeline();
+      for (const [id, slots] of held) pipeline.zrem(slots.principalSet, id).zrem(slots.roomSet, id);
+      await this.execQuietly(pipeline.exec());
+    }
+    await releaseHandle(this.handle);
+  }
+
+  private async take(kind: StreamCapKind, key: string, id: string, cap: number): Promise<void> {
+    let result: { taken: boolean; earliestExpiryMs: number };
+    try {
+      const reply = await withDeadline(
+        runLua(this.handle.redis, TAKE_SLOT, [key], [id, cap, this.settings.leaseMs, this.keyTtlMs()]),
+        this.timeoutMs,
+      );
+      result = parseTake(reply);
+    } catch (err) {
+      throw streamLeasesUnavailable(err);
+    }
+    if (result.taken) return;
+    // A renewed slot never reaches its expiry, so its expiry would promise a free slot that will not
+    // come; only a slot that stopped renewing (its holder died) gives a sooner, truthful answer.
+    const untilExpiry = Math.ceil(result.earliestExpiryMs / 1000);
+    throw streamCapReached(kind, Math.min(untilExpiry, this.settings.retryAfterSeconds));
+  }
+
+  private async release(id: string): Promise<void> {
+    const slots = this.live.get(id);
+    if (!slots) return;
+    this.live.delete(id);
+    await this.removeSlots([slots.principalSet, slots.roomSet], id);
+  }
+
+  /** Best effort: a slot that cannot be removed now is no longer renewed and frees within the lease. */
+  private async removeSlots(keys: readonly string[], id: string): Promise<void> {
+    const pipeline = this.handle.redis.pipeline();
+    for (const key of keys) pipeline.zrem(key, id);
+    await this.execQuietly(pipeline.exec());
+  }
+
+  private async execQuietly(work: Promise<Array<[Error | null, unknown]> | null>): Promise<void> {
+    try {
+      const results = await withDeadline(work, this.timeoutMs);
+      for (const [err] of results ?? []) if (err) this.report(err);
+    } catch (err) {
+      this.report(err);
+    }
+  }
+
+  private async renewAll(): Promise<void> {
+    if (this.renewing || this.live.size === 0) return;
+    this.renewing = true;
+    try {
+      const lost = await this.renewRound();
+      for (const id of lost) {
+        const slots = this.live.get(id);
+        if (!slots) continue; // released while the round ran
+        this.live.delete(id);
+        this.report(new StreamLeaseLostError(id));
+        await this.removeSlots([slots.principalSet, slots.roomSet], id);
+      }
+    } catch (err) {
+      // The next round retries every lease; two more rounds fit in a lease before any slot expires.
+      this.report(err);
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /** Renews every live lease in one pipeline; returns the ids whose slots were gone. */
+  private async renewRound(): Promise<Set<string>> {
+    const idsBySet = new Map<string, string[]>();
+    for (const [id, slots] of this.live) {
+      for (const key of [slots.principalSet, slots.roomSet]) {
+        const ids = idsBySet.get(key) ?? [];
+        ids.push(id);
+        idsBySet.set(key, ids);
+      }
+    }
+    const pipeline = this.handle.redis.pipeline();
+    for (const [key, ids] of idsBySet) {
+      for (let i = 0; i < ids.length; i += RENEW_CHUNK) {
+        queueLua(pipeline, RENEW_SLOTS, [key], [this.settings.leaseMs, this.keyTtlMs(), ...ids.slice(i, i + RENEW_CHUNK)]);
+      }
+    }
+    const results = await withDeadline(pipeline.exec(), Math.max(this.timeoutMs, Math.floor(this.settings.leaseMs / 3)));
+    const lost = new Set<string>();
+    for (const [err, reply] of results ?? []) {
+      if (err) this.report(err);
+      else for (const id of parseLost(reply)) lost.add(id);
+    }
+    return lost;
+  }
+
+  /** A set outlives its newest slot by one lease, then vanishes: no key without a TTL. */
+  private keyTtlMs(): number {
+    return this.settings.leaseMs * 2;
+  }
+
+  private report(err: unknown): void {
+    try {
+      this.onError?.(err);
+    } catch {
+      // A failing log hook must not stop renewals.
+    }
+  }
+}

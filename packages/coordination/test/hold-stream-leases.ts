@@ -1,0 +1,24 @@
+/**
+ * A simulated gateway for the killed-gateway test: takes `count` stream slots for one principal in
+ * one room, reports their ids as one JSON line, then keeps renewing until it is killed.
+ * Usage: hold-stream-leases.ts <redisUrl> <prefix> <principalKey> <roomKey> <count> <leaseMs>
+ */
+import { RedisStreamLeaseRegistry } from '../src/index.ts';
+
+const [redisUrl, keyPrefix, principalKey, roomKey, count, leaseMs] = process.argv.slice(2);
+if (leaseMs === undefined) throw new Error('usage: hold-stream-leases.ts <redisUrl> <prefix> <principalKey> <roomKey> <count> <leaseMs>');
+
+const registry = new RedisStreamLeaseRegistry({
+  redis: redisUrl as string,
+  keyPrefix,
+  leaseMs: Number(leaseMs),
+  principalCap: Number(count),
+  roomCap: Number(count),
+});
+const ids: string[] = [];
+for (let i = 0; i < Number(count); i += 1) {
+  ids.push((await registry.acquire({ principalKey: principalKey as string, roomKey: roomKey as string })).id);
+}
+process.stdout.write(`${JSON.stringify({ ids })}\n`);
+// The registry's renewal timer does not hold the process open; this stands in for a gateway's server.
+setInterval(() => undefined, 60_000);

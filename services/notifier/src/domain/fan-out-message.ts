@@ -1,0 +1,98 @@
+import type { CoreClient, MentionTarget as CoreTarget } from '@chat/authz-client';
+import type { Backbone } from '@chat/backbone';
+import type { Logger } from '@chat/observability';
+import { toStoredNotification, type MentionFanoutRow, type MessageRow, type NotificationRow, type Store } from '@chat/store';
+import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
+import { PoisonFanoutError } from './poison-fanout-error.ts';
+
+export interface FanOutDeps {
+  store: Store;
+  core: CoreClient;
+  backbone: Backbone;
+  logger: Logger;
+  clock: () => Date;
+}
+
+export interface FanOutResult {
+  /** Notifications written by this run (a redelivered message writes none). */
+  created: number;
+  /** Targets core says may not read the message's scope: they get nothing. */
+  denied: number;
+  /** The message itself, for latency measurement. */
+  message: MessageRow;
+}
+
+/** Targets per core call (core's limit for mention resolution). */
+const CORE_TARGETS_PER_CALL = 100;
+
+/**
+ * Turns one message's mentions into notifications: one per target that may read the message's scope
+ * now (asked live of core), carrying all of that target's spans. Idempotent: running it again for the
+ * same message writes nothing new, so crashes, redeliveries and several workers are harmless.
+ * @throws AppError AUTHORIZATION_UNAVAILABLE / STORE_UNAVAILABLE when a dependency is down (retry later);
+ * PoisonFanoutError when the row can never succeed.
+ */
+export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Promise<FanOutResult> {
+  const [message] = await deps.store.messages.listAfter(row.roomId, row.seq - 1, 1);
+  if (!message || message.messageId !== row.messageId) {
+    throw new PoisonFanoutError(`message ${row.messageId} is not at seq ${row.seq} of room ${row.roomId}`);
+  }
+  const targets = groupMentionTargets(message.mentions ?? []);
+  const allowed = await targetsThatMayRead(deps.core, message, targets);
+  const outcomes = await Promise.all(
+    allowed.map((target) =>
+      deps.store.notifications.append(
+        { repositoryId: message.repositoryId, principalKind: target.kind, principalId: target.id },
+        {
+          messageId: message.messageId,
+          roomId: message.roomId,
+          branchId: message.branchId,
+          senderKind: message.senderKind,
+          senderId: message.senderId,
+          spans: target.spans,
+        },
+        { now: deps.clock(), outboxPayload: (n) => JSON.stringify(toStoredNotification(n)) },
+      ),
+    ),
+  );
+  const committed = outcomes.flatMap((o) => (o.kind === 'created' ? [o] : []));
+  if (committed.length > 0) await publishAfterCommit(deps, committed);
+  const created = committed.length;
+  return { created, denied: targets.length - allowed.length, message };
+}
+
+async function targetsThatMayRead(core: CoreClient, message: MessageRow, targets: MentionTarget[]): Promise<MentionTarget[]> {
+  const valid = new Set<string>();
+  for (let i = 0; i < targets.length; i += CORE_TARGETS_PER_CALL) {
+    const chunk: CoreTarget[] = targets.slice(i, i + CORE_TARGETS_PER_CALL).map((t) => ({ kind: t.kind, id: t.id }));
+    // No resource token: this is core's own answer to "may this principal read the scope", asked by
+    // chat as a service (docs/core-contract.md, mention resolution at fan-out).
+    const resolution = await core.resolveMentions({
+      repositoryId: message.repositoryId,
+      ...(message.branchId === null ? {} : { branchId: message.branchId }),
+      targets: chunk,
+    });
+    for (const t of resolution.targets) if (t.valid) valid.add(`${t.kind}:${t.id}`);
+  }
+  return targets.filter((t) => valid.has(`${t.kind}:${t.id}`));
+}
+
+/**
+ * Sends committed notifications to the backbone at once for low latency, then clears their outbox
+ * entries. A failure only delays them: the outbox relay publishes whatever is left.
+ */
+async function publishAfterCommit(deps: FanOutDeps, committed: Array<{ notification: NotificationRow; outboxId: number }>): Promise<void> {
+  try {
+    await deps.backbone.publish(
+      committed.map(({ notification }) => ({
+        channel: 'notifications' as const,
+        scopeKey: notification.inboxKey,
+        seq: notification.seq,
+        data: JSON.stringify(toStoredNotification(notification)),
+      })),
+    );
+    await deps.store.outbox.remove(committed.map((c) => c.outboxId));
+  } catch (err) {
+    deps.logger.warn({ err, messageId: committed[0]?.notification.messageId }, 'notification publish failed; the outbox relay will retry');
+  }
+}

@@ -1,0 +1,77 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '@chat/observability';
+import type { GatewayMetrics } from '../metrics.ts';
+import { SseOutput, type OutputLimits } from './sse-output.ts';
+import type { StreamHub } from './stream-hub.ts';
+import type { StreamLease } from '@chat/coordination';
+import { StreamSession, type SessionGrant, type SessionSettings } from './stream-session.ts';
+import type { StreamSource } from './stream-source.ts';
+
+/** Everything the engine shares between streams of every kind. */
+export interface StreamEngine {
+  hub: StreamHub;
+  settings: SessionSettings;
+  outputLimits: OutputLimits;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  now: () => number;
+}
+
+export interface OpenStreamInput {
+  res: ServerResponse;
+  source: StreamSource;
+  /** Last seq the client has; 0 replays from the start. */
+  afterSeq: number;
+  grant: SessionGrant;
+  /** Held by the caller; the session releases it when it closes (or here, when opening fails). */
+  lease: StreamLease;
+  requestId: string;
+}
+
+/** Response headers of every stream: no caching or transformation, no proxy buffering. */
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+/**
+ * Opens a stream on any source: registers with the hub first (listener first), reads the snapshot
+ * barrier, and only then answers 200, so a backbone or store outage is still a clean 503.
+ * @throws AppError STREAM_UNAVAILABLE / STORE_UNAVAILABLE before anything was written.
+ */
+export async function openStream(engine: StreamEngine, input: OpenStreamInput): Promise<void> {
+  const { res } = input;
+  const logger = engine.logger.child({ requestId: input.requestId, scopeKey: input.source.scopeKey });
+  const session = new StreamSession({
+    source: input.source,
+    afterSeq: input.afterSeq,
+    grant: input.grant,
+    lease: input.lease,
+    output: new SseOutput(res, engine.outputLimits),
+    settings: engine.settings,
+    logger,
+    now: engine.now,
+    onClosed: (closed, reason) => {
+      res.off('close', onClientGone);
+      engine.hub.unregister(closed);
+      engine.metrics.streamClosed(reason);
+      logger.debug({ reason }, 'stream closed');
+    },
+  });
+  const onClientGone = (): void => session.close('client_closed', undefined, 'none');
+  res.on('close', onClientGone);
+  try {
+    await engine.hub.register(session);
+    await session.prime();
+  } catch (err) {
+    session.close('open_failed', undefined, 'none');
+    throw err;
+  }
+  if (session.closed) return;
+  res.socket?.setTimeout(0);
+  res.writeHead(200, STREAM_HEADERS);
+  res.flushHeaders();
+  engine.metrics.streamOpened();
+  session.begin();
+}

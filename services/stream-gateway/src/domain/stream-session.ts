@@ -1,0 +1,260 @@
+import type { Logger } from '@chat/observability';
+import { jittered } from './jitter.ts';
+import { durableFrame, handoffFrame, heartbeatFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
+import type { SseOutput } from './sse-output.ts';
+import type { StreamLease } from '@chat/coordination';
+import type { SourceItem, StreamSource } from './stream-source.ts';
+
+/** Timings and bounds of one stream. */
+export interface SessionSettings {
+  /** Interval of `heartbeat` events. @defaultValue 15000 */
+  heartbeatMs: number;
+  /** Age at which a stream sends `handoff` and closes (jittered ±20%). @defaultValue 1800000 */
+  maxStreamAgeMs: number;
+  /** Interval of live authorization rechecks (jittered ±20%). @defaultValue 60000 */
+  recheckMs: number;
+  /** A stream closes this long before its token expires. @defaultValue 5000 */
+  tokenExpiryMarginMs: number;
+  /** Rows read from the store per replay or gap-fill query. @defaultValue 200 */
+  replayPageSize: number;
+  /** Live events held while replaying; beyond it they are re-read from the store. @defaultValue 1000 */
+  maxPendingEvents: number;
+  /** Wait for a missing live event (publishers race) before reading it from the store. @defaultValue 50 */
+  gapGraceMs: number;
+}
+
+/** Why a session ended; also the label of the close metric. */
+export type CloseReason =
+  | 'client_closed'
+  | 'slow_consumer'
+  | 'source_error'
+  | 'store_error'
+  | 'rotation'
+  | 'shutdown'
+  | 'open_failed'
+  | ReauthorizeReason;
+
+/** The live authority behind a stream. */
+export interface SessionGrant {
+  /** When the bearer token stops being valid. */
+  expiresAt: Date;
+  /** Asks core again; `revoked` for a denial or a rejected principal, `unavailable` when core cannot say. */
+  recheck(): Promise<'allowed' | 'revoked' | 'unavailable'>;
+}
+
+export interface StreamSessionOptions {
+  source: StreamSource;
+  /** Last seq the client already has (0: replay from the start). */
+  afterSeq: number;
+  grant: SessionGrant;
+  lease: StreamLease;
+  output: SseOutput;
+  settings: SessionSettings;
+  logger: Logger;
+  now: () => number;
+  /** Called once when the session ends (the hub unregisters it, metrics count it). */
+  onClosed: (session: StreamSession, reason: CloseReason) => void;
+}
+
+type OutputEnding = 'end' | 'destroy' | 'none';
+
+/**
+ * One open stream. Listener first: the hub feeds `onLive` from registration on, while `prime` reads
+ * the snapshot high-water mark; `begin` then replays from the store up to it, drains what arrived
+ * meanwhile, and goes live. Every send goes through one rule: only seq == last + 1 is written; an
+ * older seq is an overlap and dropped; a newer one is a gap, filled from the store.
+ */
+export class StreamSession {
+  readonly source: StreamSource;
+  private lastSeq: number;
+  private target: number;
+  private readonly pending = new Map<number, string>();
+  private begun = false;
+  private pumping = false;
+  private isClosed = false;
+  private rechecking = false;
+  private gapTimer: NodeJS.Timeout | undefined;
+  private nextHeartbeatAt: number;
+  private nextRecheckAt: number;
+  private rotateAt: number;
+  private readonly expiryCloseAt: number;
+
+  constructor(private readonly options: StreamSessionOptions) {
+    this.source = options.source;
+    this.lastSeq = options.afterSeq;
+    this.target = options.afterSeq;
+    const now = options.now();
+    const { settings } = options;
+    this.nextHeartbeatAt = now + settings.heartbeatMs;
+    this.nextRecheckAt = now + jittered(settings.recheckMs, 0.2);
+    this.rotateAt = now + jittered(settings.maxStreamAgeMs, 0.2);
+    this.expiryCloseAt = options.grant.expiresAt.getTime() - settings.tokenExpiryMarginMs;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Reads the snapshot barrier. Throws (STORE_UNAVAILABLE) before anything was sent. */
+  async prime(): Promise<void> {
+    const highWater = await this.source.highWater();
+    if (highWater > this.target) this.target = highWater;
+  }
+
+  /** Starts replay and live delivery; the response headers are out. */
+  begin(): void {
+    if (this.isClosed) return;
+    this.begun = true;
+    void this.pump();
+  }
+
+  /** A live event of this scope from the backbone (maybe repeated, late or out of order). */
+  onLive(seq: number, data: string): void {
+    if (this.isClosed || seq <= this.lastSeq) return;
+    if (seq > this.target) this.target = seq;
+    if (!this.begun || this.pumping) {
+      this.hold(seq, data);
+      return;
+    }
+    if (seq === this.lastSeq + 1) {
+      if (!this.send({ seq, data })) return;
+      this.flushPending();
+    } else {
+      this.hold(seq, data);
+    }
+    if (this.target > this.lastSeq) this.armGapTimer();
+    else this.clearGapTimer();
+  }
+
+  /** Periodic work, driven by the hub's one timer: expiry, rotation, heartbeat, recheck. */
+  tick(now: number): void {
+    if (this.isClosed || !this.begun) return;
+    if (now >= this.expiryCloseAt) {
+      this.close('token_expiring', reauthorizeFrame('token_expiring'));
+      return;
+    }
+    if (now >= this.rotateAt) {
+      this.close('rotation', handoffFrame());
+      return;
+    }
+    if (now >= this.nextHeartbeatAt) {
+      this.nextHeartbeatAt = now + this.options.settings.heartbeatMs;
+      if (!this.options.output.write(heartbeatFrame(new Date(now)))) {
+        this.close('slow_consumer', undefined, 'destroy');
+        return;
+      }
+    }
+    if (now >= this.nextRecheckAt && !this.rechecking) void this.recheck(now);
+  }
+
+  /** Brings the planned rotation forward (graceful shutdown spreads these over its window). */
+  rotateNoLaterThan(at: number): void {
+    if (at < this.rotateAt) this.rotateAt = at;
+  }
+
+  /**
+   * Ends the session exactly once: the final control frame (if any) is written, the hub forgets it,
+   * its lease is released. `none` leaves the response alone (it failed before opening).
+   */
+  close(reason: CloseReason, finalFrame?: string, ending: OutputEnding = 'end'): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.clearGapTimer();
+    this.pending.clear();
+    const { output, lease, logger } = this.options;
+    // A client that is not reading would never take the final frame; drop it rather than hold the buffer.
+    if (ending === 'destroy' || (ending === 'end' && output.backedUp)) output.destroy();
+    else if (ending === 'end') output.end(finalFrame);
+    lease.release().catch((err: unknown) => logger.warn({ err }, 'stream lease release failed; it expires by itself'));
+    this.options.onClosed(this, reason);
+  }
+
+  private hold(seq: number, data: string): void {
+    // Beyond the bound the event is not kept: the store still has it and the pump reads it from there.
+    if (this.pending.size < this.options.settings.maxPendingEvents) this.pending.set(seq, data);
+  }
+
+  /** Writes one durable item; false (and the stream closed) when the client is too far behind. */
+  private send(item: SourceItem): boolean {
+    const frame = durableFrame(this.source.cursorFor(item.seq), this.source.eventName, item.data);
+    this.lastSeq = item.seq;
+    if (this.options.output.write(frame)) return true;
+    this.close('slow_consumer', undefined, 'destroy');
+    return false;
+  }
+
+  private flushPending(): void {
+    for (let data = this.pending.get(this.lastSeq + 1); data !== undefined; data = this.pending.get(this.lastSeq + 1)) {
+      this.pending.delete(this.lastSeq + 1);
+      if (!this.send({ seq: this.lastSeq + 1, data })) return;
+    }
+    if (this.pending.size > 0) {
+      for (const seq of this.pending.keys()) if (seq <= this.lastSeq) this.pending.delete(seq);
+    }
+  }
+
+  private armGapTimer(): void {
+    if (this.gapTimer || this.isClosed) return;
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = undefined;
+      void this.pump();
+    }, this.options.settings.gapGraceMs);
+  }
+
+  private clearGapTimer(): void {
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
+  }
+
+  /** Sends everything up to `target`, from held live events where it can and from the store otherwise. */
+  private async pump(): Promise<void> {
+    if (this.pumping || this.isClosed || !this.begun) return;
+    this.pumping = true;
+    this.clearGapTimer();
+    try {
+      while (!this.isClosed) {
+        this.flushPending();
+        if (this.isClosed || this.target <= this.lastSeq) break;
+        await this.options.output.whenWritable();
+        if (this.isClosed) break;
+        const items = await this.source.readAfter(this.lastSeq, this.options.settings.replayPageSize);
+        if (this.isClosed) break;
+        if (items.length === 0 || items[0]!.seq !== this.lastSeq + 1) {
+          // The store always holds what the backbone announced; if not, wait for the next event to retry.
+          this.options.logger.warn({ scopeKey: this.source.scopeKey, lastSeq: this.lastSeq, target: this.target }, 'store behind announced seq');
+          this.target = this.lastSeq;
+          break;
+        }
+        for (const item of items) {
+          if (item.seq !== this.lastSeq + 1) break;
+          if (!this.send(item)) return;
+          if (this.options.output.backedUp) await this.options.output.whenWritable();
+          if (this.isClosed) return;
+        }
+      }
+    } catch (err) {
+      this.options.logger.warn({ err, scopeKey: this.source.scopeKey }, 'stream replay failed; closing');
+      this.close('store_error');
+      return;
+    } finally {
+      this.pumping = false;
+    }
+    if (!this.isClosed && (this.target > this.lastSeq || this.pending.has(this.lastSeq + 1))) this.armGapTimer();
+  }
+
+  private async recheck(now: number): Promise<void> {
+    this.rechecking = true;
+    this.nextRecheckAt = now + jittered(this.options.settings.recheckMs, 0.2);
+    let verdict: 'allowed' | 'revoked' | 'unavailable';
+    try {
+      verdict = await this.options.grant.recheck();
+    } catch {
+      verdict = 'unavailable';
+    } finally {
+      this.rechecking = false;
+    }
+    if (this.isClosed || verdict === 'allowed') return;
+    const reason = verdict === 'revoked' ? 'access_revoked' : 'authorization_unavailable';
+    this.close(reason, reauthorizeFrame(reason));
+  }
+}

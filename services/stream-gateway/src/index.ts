@@ -1,0 +1,14 @@
+export { createStreamRouter, ROOM_STREAM_PATHS } from './routes/room-streams.routes.ts';
+export { createGatewayRuntime, type GatewayRuntime, type GatewayRuntimeOptions } from './runtime.ts';
+export { GatewayEnvSchema, loadGatewayConfig, type GatewayEnv } from './config.ts';
+export { DEFAULT_ENGINE_SETTINGS, resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
+export type { GatewayDeps } from './deps.ts';
+export { StreamHub, type HubSession, type HubStats, type StreamHubOptions } from './domain/stream-hub.ts';
+export { openStream, type OpenStreamInput, type StreamEngine } from './domain/stream-engine.ts';
+export { StreamSession, type CloseReason, type SessionGrant, type SessionSettings } from './domain/stream-session.ts';
+export type { SourceItem, StreamSource } from './domain/stream-source.ts';
+export { createRoomSource } from './domain/room-source.ts';
+export { scopeGrant, principalKey } from './domain/scope-grant.ts';
+export { resumeCursor } from './domain/resume-input.ts';
+export { durableFrame, controlFrame, singleLineJson } from './domain/sse-frame.ts';
+export { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';

@@ -1,0 +1,69 @@
+/**
+ * The standalone stream gateway: `pnpm --filter @chat/stream-gateway start`. SIGTERM/SIGINT hand
+ * every stream off over GATEWAY_DRAIN_MS, then the process exits.
+ */
+import { once } from 'node:events';
+import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
+import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coordination';
+import { createLogger } from '@chat/observability';
+import { migrate, openDatabase } from '@chat/store';
+import { loadGatewayConfig } from './config.ts';
+import { createGatewayRuntime } from './runtime.ts';
+
+const config = loadGatewayConfig(process.env);
+const logger = createLogger({ name: 'stream-gateway', level: config.LOG_LEVEL });
+const database = await openDatabase(
+  config.DATABASE_URL
+    ? { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }
+    : { kind: 'pglite', dataDir: config.DATA_DIR },
+);
+await migrate(database);
+const caps = { principalCap: config.STREAM_CAP_PER_PRINCIPAL, roomCap: config.STREAM_CAP_PER_ROOM, leaseMs: config.STREAM_LEASE_MS };
+const backbone: Backbone = config.REDIS_URL
+  ? new RedisStreamsBackbone({ redis: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
+  : new InProcessBackbone();
+const leases: StreamLeaseRegistry = config.REDIS_URL
+  ? new RedisStreamLeaseRegistry({
+      redis: config.REDIS_URL,
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      ...caps,
+      onError: (err) => logger.warn({ err }, 'stream lease trouble'),
+    })
+  : new InProcessStreamLeaseRegistry(caps);
+
+const gateway = await createGatewayRuntime({
+  database,
+  backbone,
+  leases,
+  logger,
+  core: { url: config.CORE_URL, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS },
+  cursor: { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS },
+  engine: {
+    heartbeatMs: config.GATEWAY_HEARTBEAT_MS,
+    maxStreamAgeMs: config.GATEWAY_MAX_STREAM_AGE_MS,
+    recheckMs: config.GATEWAY_RECHECK_MS,
+    tokenExpiryMarginMs: config.GATEWAY_TOKEN_EXPIRY_MARGIN_MS,
+    maxEvents: config.GATEWAY_QUEUE_MAX_EVENTS,
+    maxBytes: config.GATEWAY_QUEUE_MAX_BYTES,
+  },
+});
+const server = gateway.app.listen(config.PORT, config.HOST);
+await once(server, 'listening');
+logger.info({ port: config.PORT, database: database.kind, backbone: config.REDIS_URL ? 'redis' : 'in-process' }, 'stream gateway listening');
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal, drainMs: config.GATEWAY_DRAIN_MS }, 'draining streams');
+  server.close();
+  await gateway.drain(config.GATEWAY_DRAIN_MS);
+  await gateway.close();
+  await leases.close();
+  await backbone.close();
+  await database.close();
+  logger.info('stream gateway stopped');
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

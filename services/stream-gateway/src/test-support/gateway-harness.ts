@@ -1,0 +1,195 @@
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
+import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamCapOptions, type StreamLeaseRegistry } from '@chat/coordination';
+import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
+import { migrate, openDatabase, toMessageResponse, type Database, type MessageRow, type RoomScope } from '@chat/store';
+import { pino } from 'pino';
+import { ulid } from 'ulid';
+import { createGatewayRuntime, type GatewayRuntime } from '../runtime.ts';
+import type { StreamEngineSettings } from '../settings.ts';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SERVICE_TOKEN = 'gateway-test-service-token';
+
+/** Where a harness keeps its messages and fan-out. */
+export type TargetName = 'pglite+in-process' | 'postgres+redis';
+export const TARGETS: TargetName[] = ['pglite+in-process', 'postgres+redis'];
+
+/** One test repository of the fixture: an active branch, a deleted one, alice writes, bob reads. */
+export interface TestRepository {
+  id: string;
+  activeBranch: string;
+  deletedBranch: string;
+}
+
+export interface HarnessOptions {
+  target: TargetName;
+  engine?: Partial<StreamEngineSettings>;
+  caps?: StreamCapOptions;
+  /** Test repositories in the fixture. @defaultValue 40 */
+  repositories?: number;
+}
+
+/**
+ * A real gateway on a free port: dev-core in-process, a fresh fixture of fresh repository IDs (so
+ * tests on the shared PostgreSQL never meet), the chosen store and backbone, real HTTP.
+ */
+export class GatewayHarness {
+  url = '';
+  core!: DevCoreHandle;
+  database!: Database;
+  backbone!: Backbone;
+  leases!: StreamLeaseRegistry;
+  gateway!: GatewayRuntime;
+  repositories: TestRepository[] = [];
+  archived = { id: ulid(), branch: ulid() };
+  fixture!: Record<string, unknown>;
+  private server!: Server;
+  private dataDir: string | undefined;
+  private nextRepository = 0;
+
+  constructor(readonly options: HarnessOptions) {}
+
+  async start(): Promise<void> {
+    const silent = pino({ level: 'silent' });
+    for (let i = 0; i < (this.options.repositories ?? 40); i++) this.repositories.push({ id: ulid(), activeBranch: ulid(), deletedBranch: ulid() });
+    this.fixture = this.buildFixture();
+    this.core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, logger: silent, fixture: this.fixture });
+    const prefix = `gwtest-${ulid().toLowerCase()}`;
+    if (this.options.target === 'postgres+redis') {
+      this.database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, poolSize: 20 });
+      this.backbone = new RedisStreamsBackbone({ redis: TEST_REDIS_URL, keyPrefix: prefix, subscribeBlockMs: 1000 });
+      this.leases = new RedisStreamLeaseRegistry({ redis: TEST_REDIS_URL, keyPrefix: prefix, ...this.options.caps });
+    } else {
+      this.dataDir = await mkdtemp(join(tmpdir(), 'gw-pglite-'));
+      this.database = await openDatabase({ kind: 'pglite', dataDir: this.dataDir });
+      this.backbone = new InProcessBackbone();
+      this.leases = new InProcessStreamLeaseRegistry(this.options.caps);
+    }
+    await migrate(this.database);
+    this.gateway = await createGatewayRuntime({
+      database: this.database,
+      backbone: this.backbone,
+      leases: this.leases,
+      logger: silent,
+      core: { url: this.core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 1000 },
+      cursor: { secret: 'gateway-test-cursor-secret-0123456789abcdef', previousSecrets: [] },
+      ...(this.options.engine ? { engine: this.options.engine } : {}),
+    });
+    this.server = this.gateway.app.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await this.gateway.close();
+    this.server.closeAllConnections();
+    this.server.close();
+    await this.leases.close();
+    await this.backbone.close();
+    await this.database.close();
+    await this.core.close();
+    if (this.dataDir) await rm(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** A repository no other test uses. */
+  repository(): TestRepository {
+    const repository = this.repositories[this.nextRepository++];
+    if (!repository) throw new Error('harness ran out of test repositories; raise `repositories`');
+    return repository;
+  }
+
+  token(subjectId = 'u_alice', expiresInSeconds?: number): Promise<string> {
+    return this.core.mintToken({ type: 'human', subjectId, ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }) });
+  }
+
+  botToken(): Promise<string> {
+    return this.core.mintToken({ type: 'bot', subjectId: 'b_ci', credentialId: 'c_1' });
+  }
+
+  /** Appends like the API: one transaction through the store; then publishes unless told not to. */
+  async append(scope: RoomScope, body: string, options: { publish?: boolean } = {}): Promise<MessageRow> {
+    const outcome = await this.gateway.deps.store.messages.append(
+      scope,
+      {
+        senderKind: 'user',
+        senderId: 'u_alice',
+        requestId: ulid(),
+        idempotencyKey: ulid(),
+        bodyMarkdown: body,
+        bodyBytes: Buffer.byteLength(body),
+        renderedHtml: `<p>${body.length} characters</p>`,
+        mentions: null,
+        authorizationDecisionId: null,
+        authorizingSubjectId: 'u_alice',
+        authorizingSubjectKind: 'user',
+        botCredentialId: null,
+        botGrantId: null,
+      },
+      { newRoomId: ulid(), now: new Date(), outboxPayload: (row) => JSON.stringify(toMessageResponse(row)) },
+    );
+    if (outcome.kind !== 'created') throw new Error(`append was ${outcome.kind}`);
+    if (options.publish !== false) await this.publish(outcome.message);
+    return outcome.message;
+  }
+
+  /** Publishes a committed message the way the API's BackbonePublisher does. */
+  async publish(row: MessageRow): Promise<void> {
+    await this.backbone.publish([{ channel: 'messages', scopeKey: row.roomId, seq: row.seq, data: JSON.stringify(toMessageResponse(row)) }]);
+  }
+
+  cursorOf(row: MessageRow): string {
+    return this.gateway.deps.cursors.encode({ kind: 'room', roomId: row.roomId }, row.seq);
+  }
+
+  /** Rewrites alice's and bob's access to one repository live in dev-core. */
+  setMembers(repositoryId: string, members: Record<string, 'read' | 'write'>): void {
+    const fixture = structuredClone(this.fixture) as { repositories: Array<{ id: string; members: Record<string, string> }> };
+    for (const repository of fixture.repositories) if (repository.id === repositoryId) repository.members = members;
+    this.fixture = fixture as unknown as Record<string, unknown>;
+    this.core.replaceFixture(this.fixture);
+  }
+
+  private buildFixture(): Record<string, unknown> {
+    return {
+      users: [{ id: 'u_alice' }, { id: 'u_bob' }, { id: 'u_eve' }],
+      organizations: [{ id: 'o_acme' }],
+      repositories: [
+        ...this.repositories.map((r) => ({
+          id: r.id,
+          state: 'active',
+          branches: [
+            { id: r.activeBranch, state: 'active' },
+            { id: r.deletedBranch, state: 'deleted' },
+          ],
+          members: { u_alice: 'write', u_bob: 'read' },
+        })),
+        { id: this.archived.id, state: 'archived', branches: [{ id: this.archived.branch, state: 'active' }], members: { u_alice: 'write' } },
+      ],
+      bots: [
+        {
+          id: 'b_ci',
+          credentials: [{ id: 'c_1', state: 'active' }],
+          grants: this.repositories.map((r, i) => ({
+            id: `g_${i}`,
+            repositoryId: r.id,
+            subject: { kind: 'organization', id: 'o_acme' },
+            capabilities: ['room:read', 'message:append'],
+            state: 'active',
+          })),
+        },
+      ],
+    };
+  }
+}
+
+/** The room path of a repository (and branch). */
+export function roomEventsPath(repositoryId: string, branchId?: string): string {
+  return branchId === undefined ? `/v1/repositories/${repositoryId}/room/events` : `/v1/repositories/${repositoryId}/branches/${branchId}/room/events`;
+}

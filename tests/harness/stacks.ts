@@ -1,0 +1,99 @@
+import { ApiClient } from './api-client.ts';
+import { startChatProcess, type ChatProcess } from './chat-process.ts';
+import { DevCoreClient, type MintRequest } from './dev-core-client.ts';
+import { SharedFixture, type Scenario } from './fixture-factory.ts';
+import { testConfig } from './test-config.ts';
+
+/** The two ways the service runs: embedded (PGlite, in-process backbone) or on PostgreSQL and Redis. */
+export type Mode = 'embedded' | 'postgres';
+export const MODES: readonly Mode[] = ['embedded', 'postgres'];
+
+export function modeEnv(mode: Mode): Record<string, string> {
+  return mode === 'postgres' ? { DATABASE_URL: testConfig.databaseUrl, REDIS_URL: testConfig.redisUrl } : {};
+}
+
+/** One running chat service with the dev-core it uses, the fixture installed in it and a validating client. */
+export interface Stack {
+  mode: Mode;
+  chat: ChatProcess;
+  core: DevCoreClient;
+  fixture: SharedFixture;
+  api: ApiClient;
+  /** A fresh scenario installed in dev-core, with tokens for its actors. */
+  scenario(): Promise<{ scenario: Scenario; actors: Actors }>;
+  stop(): Promise<void>;
+}
+
+/** Starts a dedicated stack (one all-in-one process with its embedded dev-core). */
+export async function startStack(mode: Mode, env: Record<string, string> = {}): Promise<Stack> {
+  const chat = await startChatProcess({ name: `chat[${mode}]`, env: { ...modeEnv(mode), ...env } });
+  const core = new DevCoreClient(chat.coreUrl);
+  const fixture = new SharedFixture(core);
+  const api = new ApiClient(chat.url);
+  return {
+    mode,
+    chat,
+    core,
+    fixture,
+    api,
+    async scenario() {
+      const scenario = await fixture.scenario();
+      return { scenario, actors: new Actors(core, scenario) };
+    },
+    async stop() {
+      api.close();
+      await chat.stop();
+    },
+  };
+}
+
+const shared = new Map<Mode, Promise<Stack>>();
+
+/**
+ * The stack every rule-suite file of a mode shares (started on first use, stopped by the root hook),
+ * so the whole suite starts two processes instead of two per file. Tests stay isolated by scenario.
+ */
+export function sharedStack(mode: Mode): Promise<Stack> {
+  let stack = shared.get(mode);
+  if (!stack) {
+    // The append rate limit has its own test on a dedicated process; here it must not get in the way.
+    stack = startStack(mode, { APPEND_RATE_LIMIT: '1000000' });
+    shared.set(mode, stack);
+  }
+  return stack;
+}
+
+export async function stopSharedStacks(): Promise<void> {
+  const stacks = [...shared.values()];
+  shared.clear();
+  await Promise.all(stacks.map(async (s) => (await s.catch(() => undefined))?.stop()));
+}
+
+/** Tokens for a scenario's actors, minted by dev-core on first use. */
+export class Actors {
+  private readonly cache = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly core: DevCoreClient,
+    readonly scenario: Scenario,
+  ) {}
+
+  mint(request: MintRequest): Promise<string> {
+    const key = JSON.stringify(request);
+    let token = this.cache.get(key);
+    if (!token) {
+      token = this.core.mintToken(request);
+      this.cache.set(key, token);
+    }
+    return token;
+  }
+
+  writer = () => this.mint({ type: 'human', subjectId: this.scenario.users.writer });
+  reader = () => this.mint({ type: 'human', subjectId: this.scenario.users.reader });
+  outsider = () => this.mint({ type: 'human', subjectId: this.scenario.users.outsider });
+  appendBot = () => this.mint({ type: 'bot', subjectId: this.scenario.bots.appender.id, credentialId: this.scenario.bots.appender.credentialId });
+  readBot = () => this.mint({ type: 'bot', subjectId: this.scenario.bots.reader.id, credentialId: this.scenario.bots.reader.credentialId });
+  revokedBot = () => this.mint({ type: 'bot', subjectId: this.scenario.bots.appender.id, credentialId: this.scenario.bots.appender.revokedCredentialId });
+  /** The writer's core resource credential, for `X-Service-Core-Authorization`. */
+  coreResource = () => this.mint({ type: 'core_resource', subjectId: this.scenario.users.writer });
+}
