@@ -1,9 +1,9 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { RoomAppendBatcher } from './append-batcher.ts';
 import type { ChatDb } from './database.ts';
-import { recordMentionFanout } from './mention-fanout.repository.ts';
-import { nextMessageId } from './monotonic-ulid.ts';
-import { newRoomValues, roomScopeKey, type RoomScope } from './room.repository.ts';
-import { messages, outbox, rooms, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
+import { appendBatch } from './message-append.ts';
+import { roomScopeKey, type RoomScope } from './room.repository.ts';
+import { messages, rooms, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
 import { storeCall } from './store-errors.ts';
 
 /** Everything about a new message that the caller decides; IDs, times and seq are the store's. */
@@ -49,8 +49,9 @@ export interface MessageRepository {
 }
 
 export function createMessageRepository(db: ChatDb): MessageRepository {
+  const batcher = new RoomAppendBatcher((scope, items) => appendBatch(db, scope, items));
   return {
-    append: (scope, message, options) => storeCall(() => appendInTransaction(db, scope, message, options)),
+    append: (scope, message, options) => storeCall(() => batcher.submit(scope, { message, options })),
     findByIdempotencyKey: (scope, senderKind, senderId, key) =>
       storeCall(async () => {
         const [row] = await db
@@ -80,56 +81,3 @@ export function createMessageRepository(db: ChatDb): MessageRepository {
   };
 }
 
-async function appendInTransaction(db: ChatDb, scope: RoomScope, input: NewMessage, options: AppendOptions): Promise<AppendOutcome> {
-  return db.transaction(async (tx) => {
-    const scopeKey = roomScopeKey(scope);
-    const lockRoom = async () => {
-      const [row] = await tx.select().from(rooms).where(eq(rooms.scopeKey, scopeKey)).for('update');
-      return row;
-    };
-    let room = await lockRoom();
-    if (!room) {
-      await tx.insert(rooms).values(newRoomValues(scope, { roomId: options.newRoomId, now: options.now })).onConflictDoNothing({ target: rooms.scopeKey });
-      room = await lockRoom();
-      if (!room) throw new Error(`room ${scopeKey} vanished after insert`);
-    }
-
-    // Under the room lock no other append to this room runs, so this check cannot race.
-    const [existing] = await tx
-      .select()
-      .from(messages)
-      .where(
-        and(
-          eq(messages.roomId, room.roomId),
-          eq(messages.senderKind, input.senderKind),
-          eq(messages.senderId, input.senderId),
-          eq(messages.idempotencyKey, input.idempotencyKey),
-        ),
-      )
-      .limit(1);
-    if (existing) return { kind: 'replayed', message: existing } as const;
-    if (room.state === 'sealed') return { kind: 'sealed' } as const;
-
-    const previous = room.lastMessageAt && room.lastMessageId ? { timeMs: room.lastMessageAt.getTime(), id: room.lastMessageId } : null;
-    const next = nextMessageId(options.now.getTime(), previous);
-    const seq = room.lastSeq + 1;
-    const createdAt = new Date(next.timeMs);
-    const [message] = await tx
-      .insert(messages)
-      .values({ ...input, roomId: room.roomId, seq, messageId: next.id, repositoryId: scope.repositoryId, branchId: scope.branchId, createdAt })
-      .returning();
-    if (!message) throw new Error('message insert returned no row');
-    const [updatedRoom] = await tx
-      .update(rooms)
-      .set({ lastSeq: seq, lastMessageAt: createdAt, lastMessageId: next.id })
-      .where(eq(rooms.roomId, room.roomId))
-      .returning();
-    const [entry] = await tx
-      .insert(outbox)
-      .values({ channel: 'messages', scopeKey: room.roomId, seq, payload: options.outboxPayload(message) })
-      .returning({ id: outbox.id });
-    // The durable record that the notifier owes this message's mentions their notifications.
-    if (input.mentions && input.mentions.length > 0) await recordMentionFanout(tx, message);
-    return { kind: 'created', message, room: updatedRoom!, outboxId: entry!.id } as const;
-  });
-}

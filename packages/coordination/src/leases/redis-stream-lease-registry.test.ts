@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { AppError } from '@chat/contracts';
 import { fresh, runLeaseRegistryContract, sleep, tryAcquire } from '../testing/lease-registry-contract.ts';
-import { REDIS_URL, TestKeyspace, UNREACHABLE_REDIS_URL, firstJsonLine, startScript } from '../testing/redis-test-support.ts';
+import { REDIS_URL, TestKeyspace, UNREACHABLE_REDIS_URL, firstJsonLine, silentServer, startScript } from '../testing/redis-test-support.ts';
 import { RedisStreamLeaseRegistry, type RedisStreamLeaseRegistryOptions } from './redis-stream-lease-registry.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 
@@ -112,6 +112,20 @@ describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
     expect((refused as AppError).code).to.equal('STREAM_UNAVAILABLE');
     expect((refused as AppError).status).to.equal(503);
     expect(Date.now() - started).to.be.below(1_000);
+  });
+
+  it('answers 503 STREAM_UNAVAILABLE within timeoutMs when Redis accepts but never answers', async () => {
+    const silent = await silentServer();
+    try {
+      const registry = open({ redis: silent.url, timeoutMs: 200 });
+      const started = Date.now();
+      const refused = await tryAcquire(registry, fresh('p'), fresh('r'));
+      expect((refused as AppError).code).to.equal('STREAM_UNAVAILABLE');
+      expect(Date.now() - started).to.be.within(150, 800);
+      await registry.close();
+    } finally {
+      await silent.close();
+    }
   });
 
   it('reports failed renewals and renews again once Redis answers', async () => {

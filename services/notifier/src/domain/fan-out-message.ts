@@ -39,7 +39,8 @@ export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Pr
   }
   const targets = groupMentionTargets(message.mentions ?? []);
   const allowed = await targetsThatMayRead(deps.core, message, targets);
-  const outcomes = await Promise.all(
+  // allSettled, not all: nothing of this run may still be writing once it has returned or thrown.
+  const settled = await Promise.allSettled(
     allowed.map((target) =>
       deps.store.notifications.append(
         { repositoryId: message.repositoryId, principalKind: target.kind, principalId: target.id },
@@ -55,6 +56,9 @@ export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Pr
       ),
     ),
   );
+  const failure = settled.find((s) => s.status === 'rejected');
+  if (failure) throw failure.reason;
+  const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const committed = outcomes.flatMap((o) => (o.kind === 'created' ? [o] : []));
   if (committed.length > 0) await publishAfterCommit(deps, committed);
   const created = committed.length;

@@ -1,0 +1,8 @@
+export { createNotifierRuntime, NOTIFIER_DEFAULTS, type NotifierRuntime, type NotifierRuntimeOptions, type NotifierSettings, type NotifierSettingsInput } from './runtime.ts';
+export { NotifierEnvSchema, loadNotifierConfig, type NotifierEnv } from './config.ts';
+export { fanOutMessage, type FanOutDeps, type FanOutResult } from './domain/fan-out-message.ts';
+export { groupMentionTargets, type MentionTarget } from './domain/mention-targets.ts';
+export { PoisonFanoutError } from './domain/poison-fanout-error.ts';
+export { FanoutProcessor, type FanoutOutcome, type FanoutProcessorSettings } from './workers/fanout-processor.ts';
+export { FanoutSweeper, type FanoutSweeperSettings } from './workers/fanout-sweeper.worker.ts';
+export type { NotifierMetrics } from './metrics.ts';

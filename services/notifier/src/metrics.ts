@@ -1,0 +1,43 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The notifier's own metrics registry (served on its admin port). */
+export interface NotifierMetrics {
+  registry: Registry;
+  /** Fan-out runs by path (`backbone` or `sweeper`) and outcome (`done`, `retry`, `failed`, `dead`). */
+  fanouts: Counter<'path' | 'outcome'>;
+  notificationsWritten: Counter;
+  deniedTargets: Counter;
+  /** Message commit to its notifications' commit. */
+  fanoutLatency: Histogram;
+}
+
+/**
+ * Creates the metrics; `fanoutCounts` feeds the pending/dead gauges at scrape time (dead rows are the
+ * dead letters operators look at).
+ */
+export function createNotifierMetrics(fanoutCounts: () => Promise<{ pending: number; dead: number }>): NotifierMetrics {
+  const registry = new Registry();
+  new Gauge({
+    name: 'chat_notifier_fanout_rows',
+    help: 'Mention fan-out rows waiting (state="pending") and given up on (state="dead")',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const counts = await fanoutCounts();
+      this.set({ state: 'pending' }, counts.pending);
+      this.set({ state: 'dead' }, counts.dead);
+    },
+  });
+  return {
+    registry,
+    fanouts: new Counter({ name: 'chat_notifier_fanouts_total', help: 'Mention fan-out runs by path and outcome', labelNames: ['path', 'outcome'], registers: [registry] }),
+    notificationsWritten: new Counter({ name: 'chat_notifier_notifications_written_total', help: 'Notifications committed', registers: [registry] }),
+    deniedTargets: new Counter({ name: 'chat_notifier_denied_targets_total', help: 'Mention targets that could not read the scope at fan-out', registers: [registry] }),
+    fanoutLatency: new Histogram({
+      name: 'chat_notifier_fanout_latency_seconds',
+      help: 'Time from a message commit to the commit of its notifications',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+  };
+}

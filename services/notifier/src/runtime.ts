@@ -1,0 +1,90 @@
+import { hostname } from 'node:os';
+import type { CoreClient } from '@chat/authz-client';
+import type { Backbone, Consumer } from '@chat/backbone';
+import type { Logger } from '@chat/observability';
+import { createStore, type Database, type Store } from '@chat/store';
+import { ulid } from 'ulid';
+import { createNotifierMetrics, type NotifierMetrics } from './metrics.ts';
+import { FanoutProcessor, type FanoutProcessorSettings } from './workers/fanout-processor.ts';
+import { FanoutSweeper, type FanoutSweeperSettings } from './workers/fanout-sweeper.worker.ts';
+import { startMessagesConsumer, type MessagesConsumerSettings } from './workers/messages-consumer.worker.ts';
+
+/** Tuning of one notifier; every field has a default (see `NOTIFIER_DEFAULTS`). */
+export interface NotifierSettings {
+  consumer: MessagesConsumerSettings;
+  sweeper: FanoutSweeperSettings;
+  processor: FanoutProcessorSettings;
+}
+
+export interface NotifierSettingsInput {
+  consumer?: Partial<MessagesConsumerSettings>;
+  /** The sweeper's lease is the processor's `leaseMs`. */
+  sweeper?: Partial<Omit<FanoutSweeperSettings, 'leaseMs'>>;
+  processor?: Partial<FanoutProcessorSettings>;
+}
+
+export const NOTIFIER_DEFAULTS = {
+  consumer: { group: 'notifier', batchSize: 64, claimIdleMs: 30_000, maxDeliveries: 5 },
+  sweeper: { intervalMs: 1000, graceMs: 5000, batchSize: 100, concurrency: 8 },
+  processor: { leaseMs: 30_000, maxAttempts: 5, retryDelayMs: 1000, maxRetryDelayMs: 60_000 },
+} as const;
+
+export interface NotifierRuntimeOptions {
+  /** An opened, migrated database (PostgreSQL, or PGlite in the all-in-one). */
+  database: Database;
+  /** Where committed messages arrive (Redis Streams, or the in-process backbone in the all-in-one). */
+  backbone: Backbone;
+  /** Core's client; the notifier asks it live whether each target may read the message's scope. */
+  core: CoreClient;
+  logger: Logger;
+  settings?: NotifierSettingsInput;
+  /** @defaultValue () => new Date() */
+  clock?: () => Date;
+}
+
+export interface NotifierRuntime {
+  store: Store;
+  metrics: NotifierMetrics;
+  processor: FanoutProcessor;
+  sweeper: FanoutSweeper;
+  /** Joins the consumer group and starts sweeping. */
+  start(): Promise<void>;
+  /** Stops taking work, settles the work in hand, and returns; the caller then closes backbone and database. */
+  stop(): Promise<void>;
+}
+
+/** Wires a notifier over an opened database, a backbone and core; nothing runs until `start()`. */
+export function createNotifierRuntime(options: NotifierRuntimeOptions): NotifierRuntime {
+  const settings = resolveSettings(options.settings);
+  const logger = options.logger.child({ component: 'notifier' });
+  const clock = options.clock ?? (() => new Date());
+  const store = createStore(options.database);
+  const metrics = createNotifierMetrics(() => store.mentionFanout.counts());
+  const processor = new FanoutProcessor({ store, core: options.core, backbone: options.backbone, logger, clock }, settings.processor, metrics);
+  const sweeper = new FanoutSweeper(store, processor, settings.sweeper, logger, clock);
+  let consumer: Consumer | undefined;
+  return {
+    store,
+    metrics,
+    processor,
+    sweeper,
+    async start() {
+      consumer = await startMessagesConsumer(options.backbone, processor, settings.consumer, logger);
+      sweeper.start();
+      logger.info({ group: settings.consumer.group, consumer: settings.consumer.consumer }, 'notifier started');
+    },
+    async stop() {
+      await Promise.all([consumer?.stop(), sweeper.stop()]);
+      logger.info('notifier stopped');
+    },
+  };
+}
+
+function resolveSettings(input: NotifierSettingsInput = {}): NotifierSettings {
+  const processor = { ...NOTIFIER_DEFAULTS.processor, ...input.processor };
+  return {
+    consumer: { ...NOTIFIER_DEFAULTS.consumer, consumer: `${hostname()}-${process.pid}-${ulid()}`, ...input.consumer },
+    sweeper: { ...NOTIFIER_DEFAULTS.sweeper, ...input.sweeper, leaseMs: processor.leaseMs },
+    processor,
+  };
+}

@@ -1,0 +1,53 @@
+import type { Backbone, Consumer, DeliveredEvent } from '@chat/backbone';
+import type { Logger } from '@chat/observability';
+import type { FanoutProcessor } from './fanout-processor.ts';
+
+export interface MessagesConsumerSettings {
+  /** Consumer group shared by every notifier. @defaultValue 'notifier' */
+  group: string;
+  /** This process's member name, unique in the group. */
+  consumer: string;
+  /** @defaultValue 64 */
+  batchSize: number;
+  /** Entries a crashed member left pending are taken over after this long. @defaultValue 30000 */
+  claimIdleMs: number;
+  /** Deliveries of one entry before the backbone dead-letters it. @defaultValue 5 */
+  maxDeliveries: number;
+}
+
+/** The part of a `messages` event this worker reads (the payload is a MessageResponse). */
+interface MessageEventData {
+  messageId?: unknown;
+  mentions?: unknown;
+}
+
+/**
+ * The low-latency path: every committed message arrives from the backbone's `messages` channel
+ * through the `notifier` consumer group; one with mentions has its fan-out row claimed and run.
+ * The row, not the event, is the record: an event lost in Redis leaves the row to the sweeper, and a
+ * row already done or held by another worker makes the event a no-op.
+ */
+export async function startMessagesConsumer(
+  backbone: Backbone,
+  processor: FanoutProcessor,
+  settings: MessagesConsumerSettings,
+  logger: Logger,
+): Promise<Consumer> {
+  return backbone.consume(
+    {
+      channel: 'messages',
+      group: settings.group,
+      consumer: settings.consumer,
+      batchSize: settings.batchSize,
+      claimIdleMs: settings.claimIdleMs,
+      maxDeliveries: settings.maxDeliveries,
+      onError: (err) => logger.warn({ err }, 'messages consumer error'),
+    },
+    async (event: DeliveredEvent) => {
+      const data = JSON.parse(event.data) as MessageEventData;
+      if (!Array.isArray(data.mentions) || data.mentions.length === 0) return;
+      if (typeof data.messageId !== 'string') throw new Error(`messages event ${event.entryId} has no messageId`);
+      await processor.claimAndProcess(data.messageId);
+    },
+  );
+}
