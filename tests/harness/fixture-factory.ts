@@ -152,6 +152,13 @@ export class SharedFixture {
     await this.core.putFixture(this.current);
   }
 
+  /** Changes the bots of the installed fixture in place (e.g. revoke a credential) and reinstalls. */
+  async updateBots(change: (bots: FixtureBot[]) => void): Promise<void> {
+    this.current ??= (await this.core.getFixture()) as Fixture;
+    change(this.current.bots);
+    await this.core.putFixture(this.current);
+  }
+
   /** Creates and installs a fresh scenario. */
   async scenario(): Promise<Scenario> {
     const { scenario, fixture } = buildScenario();

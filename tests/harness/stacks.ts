@@ -54,13 +54,16 @@ const shared = new Map<Mode, Promise<Stack>>();
  * so the whole suite starts two processes instead of two per file. Tests stay isolated by scenario.
  */
 export function sharedStack(mode: Mode): Promise<Stack> {
-  let stack = shared.get(mode);
-  if (!stack) {
-    // The append rate limit has its own test on a dedicated process; here it must not get in the way.
-    stack = startStack(mode, { APPEND_RATE_LIMIT: '1000000' });
-    shared.set(mode, stack);
+  if (shared.size === 0) {
+    // Every mode is started at once on first use: the rule suites need both, and starting is slow.
+    for (const m of MODES) {
+      // The append rate limit has its own test on a dedicated process; here it must not get in the way.
+      const stack = startStack(m, { APPEND_RATE_LIMIT: '1000000' });
+      stack.catch(() => undefined);
+      shared.set(m, stack);
+    }
   }
-  return stack;
+  return shared.get(mode)!;
 }
 
 export async function stopSharedStacks(): Promise<void> {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { MessagePageResponse, MessageResponse, RoomResponse } from '@chat/contracts';
+import { ulid } from 'ulid';
 import { errorCode } from '../harness/api-client.ts';
 import { expectError, expectStatus } from '../harness/assertions.ts';
 import { MODES, sharedStack, type Stack } from '../harness/stacks.ts';
@@ -170,7 +171,7 @@ for (const mode of MODES) {
       const { scenario, actors } = await stack.scenario();
       const scope = { repositoryId: scenario.repositoryId };
       const target = { principalKind: 'bot', principalId: scenario.bots.reader.id } as const;
-      const key = '01J00000000000000000000000'.slice(0, 10) + scenario.repositoryId.slice(10);
+      const key = ulid();
       const body = 'ping @bot';
       expectStatus(await stack.api.append(scope, await actors.appendBot(), { bodyMarkdown: body, mentions: [{ ...target, startByte: 5, endByte: 9 }] }, { key }), 201);
       expectStatus(await stack.api.append(scope, await actors.appendBot(), { bodyMarkdown: body, mentions: [{ ...target, startByte: 5, endByte: 9 }] }, { key }), 200);

@@ -17,7 +17,8 @@ function bodyParserError(err: unknown): AppError | null {
  */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const known = err instanceof AppError ? err : bodyParserError(err);
+    // The router throws URIError for a path parameter that is not valid percent-encoding (e.g. %C0%AE).
+    const known = err instanceof AppError ? err : err instanceof URIError ? new AppError('SCOPE_INVALID', 'A path parameter is not valid percent-encoding.') : bodyParserError(err);
     const requestId = res.locals.requestId;
     const error = known ?? new AppError('RESPONSE_INVALID', 'The server could not complete the request.');
     if (!known) logger.error({ err, requestId, method: req.method, route: req.route?.path }, 'unhandled error');

@@ -5,7 +5,13 @@ import { createLogger, type Logger } from '@chat/observability';
 import { createStore, inboxKey, migrate, openDatabase, toMessageResponse, type Database, type MessageRow, type NotificationRow, type StoredMention, type Store } from '@chat/store';
 import { ulid } from 'ulid';
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/**
+ * Notifier tests run in a schema of their own: their sweepers claim every due fan-out row, and must
+ * not take rows that other packages' tests, running at the same time in the same database, rely on.
+ */
+export const TEST_SCHEMA = 'notifier_test';
+export const TEST_DATABASE_URL = `${BASE_DATABASE_URL}${BASE_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${TEST_SCHEMA}`)}`;
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const SERVICE_TOKEN = 'notifier-test-service-token';
 
@@ -48,6 +54,7 @@ export async function openWorld(): Promise<TestWorld> {
   const logger = createLogger({ name: 'notifier-test', level: 'silent' });
   const core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, fixture: worldFixture(repositoryId, branchId), logger });
   const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, poolSize: 20 });
+  await database.exec(`CREATE SCHEMA IF NOT EXISTS ${TEST_SCHEMA}`);
   await migrate(database);
   return {
     repositoryId,
@@ -65,7 +72,7 @@ export async function openWorld(): Promise<TestWorld> {
 }
 
 export function redisBackbone(keyPrefix: string): RedisStreamsBackbone {
-  return new RedisStreamsBackbone({ redis: TEST_REDIS_URL, keyPrefix, partitions: 4 });
+  return new RedisStreamsBackbone({ redis: TEST_REDIS_URL, keyPrefix });
 }
 
 /** A mention of `principalId` at bytes [start, end). */

@@ -1,0 +1,68 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { Issue, ManifestDocument } from './issue.ts';
+
+/** A kustomization file: its folder (relative to the root, `''` for the root) and parsed content. */
+export interface KustomizationFile {
+  file: string;
+  dir: string;
+  value: unknown;
+}
+
+export interface ManifestTree {
+  documents: ManifestDocument[];
+  kustomizations: KustomizationFile[];
+  /** Every `.yaml`/`.yml` file other than kustomizations, relative to the root with `/` separators. */
+  manifestFiles: string[];
+  /** YAML syntax errors (duplicate keys, bad indentation, tabs, ...). */
+  issues: Issue[];
+}
+
+const KUSTOMIZATION = /^kustomization\.ya?ml$/;
+
+/**
+ * Reads every YAML file under `root`. Parsed as YAML 1.1, as the Kubernetes API machinery does, so
+ * `yes`/`on` become booleans here exactly as they would in the cluster.
+ */
+export async function loadManifestTree(root: string): Promise<ManifestTree> {
+  const tree: ManifestTree = { documents: [], kustomizations: [], manifestFiles: [], issues: [] };
+  for (const path of await yamlFiles(root)) {
+    const file = relative(root, path).split(sep).join('/');
+    const text = await readFile(path, 'utf8');
+    const parsed = parseManifestText(file, text);
+    tree.issues.push(...parsed.issues);
+    const name = file.split('/').pop()!;
+    if (KUSTOMIZATION.test(name)) {
+      const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+      tree.kustomizations.push({ file, dir, value: parsed.documents[0]?.value });
+    } else {
+      tree.manifestFiles.push(file);
+      tree.documents.push(...parsed.documents);
+    }
+  }
+  return tree;
+}
+
+/** Parses one multi-document YAML text; empty documents (a trailing `---`) are skipped. */
+export function parseManifestText(file: string, text: string): { documents: ManifestDocument[]; issues: Issue[] } {
+  const documents: ManifestDocument[] = [];
+  const issues: Issue[] = [];
+  parseAllDocuments(text, { version: '1.1', uniqueKeys: true }).forEach((doc, index) => {
+    for (const error of [...doc.errors, ...doc.warnings]) issues.push({ file, message: `YAML: ${error.message.split('\n')[0]}` });
+    const value: unknown = doc.toJS();
+    if (value !== null && value !== undefined) documents.push({ file, index, value });
+  });
+  return { documents, issues };
+}
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await yamlFiles(path)));
+    else if (/\.ya?ml$/.test(entry.name)) files.push(path);
+  }
+  return files;
+}

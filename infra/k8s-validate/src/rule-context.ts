@@ -1,0 +1,74 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, type Issue, type KubeObject, type ManifestDocument } from './issue.ts';
+
+/** What every rule reads: the objects (already schema-valid), their files and the repository. */
+export interface RuleContext {
+  objects: Array<{ file: string; object: KubeObject }>;
+  repoRoot: string;
+}
+
+export type Rule = (ctx: RuleContext) => Issue[];
+
+export function buildContext(documents: ManifestDocument[], repoRoot: string): RuleContext {
+  return { objects: documents.map((d) => ({ file: d.file, object: d.value as KubeObject })), repoRoot };
+}
+
+export function ofKind(ctx: RuleContext, kind: string): Array<{ file: string; object: KubeObject }> {
+  return ctx.objects.filter((o) => o.object.kind === kind);
+}
+
+/** Merged `data` of every ConfigMap (there is one today; more would be merged in file order). */
+export function configData(ctx: RuleContext): Record<string, string> {
+  return Object.assign({}, ...ofKind(ctx, 'ConfigMap').map((c) => (c.object.data ?? {}) as Record<string, string>));
+}
+
+/** An issue about `object` in `file`. */
+export function issueFor(file: string, object: KubeObject, message: string): Issue {
+  return { file, object: describe(object), message };
+}
+
+/** package.json scripts of a workspace package, or undefined when the package does not exist. */
+export function packageScripts(repoRoot: string, packageDir: string): Record<string, string> | undefined {
+  const path = join(repoRoot, packageDir, 'package.json');
+  if (!existsSync(path)) return undefined;
+  const pkg = JSON.parse(readFileSync(path, 'utf8')) as { scripts?: Record<string, string> };
+  return pkg.scripts ?? {};
+}
+
+/** Loose view of the parts of a pod spec the rules read. */
+export interface PodSpecView {
+  containers: ContainerView[];
+  terminationGracePeriodSeconds?: number;
+  securityContext?: { runAsNonRoot?: boolean };
+  volumes?: Array<{ name: string }>;
+}
+export interface ContainerView {
+  name: string;
+  image?: string;
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  ports?: Array<{ name?: string; containerPort: number }>;
+  env?: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }>;
+  envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
+  resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
+  livenessProbe?: ProbeView;
+  readinessProbe?: ProbeView;
+  lifecycle?: { preStop?: { exec?: { command?: string[] }; sleep?: { seconds: number } } };
+  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+}
+export interface ProbeView {
+  httpGet?: { path?: string; port: number | string };
+}
+
+/** Deployments and Jobs with their pod template. */
+export function workloads(ctx: RuleContext): Array<{ file: string; object: KubeObject; pod: PodSpecView; podLabels: Record<string, string> }> {
+  return ctx.objects
+    .filter((o) => o.object.kind === 'Deployment' || o.object.kind === 'Job')
+    .map((o) => {
+      const template = (o.object.spec as { template: { metadata?: { labels?: Record<string, string> }; spec: PodSpecView } }).template;
+      return { ...o, pod: template.spec, podLabels: template.metadata?.labels ?? {} };
+    });
+}

@@ -1,0 +1,45 @@
+import { findKind } from './kinds.ts';
+import { findUnknownFields } from './unknown-fields.ts';
+import type { Issue, ManifestDocument } from './issue.ts';
+
+interface SchemaError {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * Validates one document against the Kubernetes schema of its kind: a known apiVersion/kind, the
+ * OpenAPI rules (required fields, types, formats, enums), no unknown fields, and a metadata.name.
+ */
+export function checkSchema(doc: ManifestDocument): Issue[] {
+  const { file, value } = doc;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [{ file, message: `document ${doc.index} is not a Kubernetes object` }];
+  }
+  const object = value as Record<string, unknown>;
+  const metadata = object.metadata as { name?: unknown } | undefined;
+  const label = `${String(object.kind)}/${typeof metadata?.name === 'string' ? metadata.name : '?'}`;
+  const known = findKind(object.apiVersion, object.kind);
+  if (!known) {
+    return [{ file, object: label, message: `unknown kind: apiVersion ${JSON.stringify(object.apiVersion)}, kind ${JSON.stringify(object.kind)}` }];
+  }
+  const issues: Issue[] = [];
+  if (typeof metadata?.name !== 'string' || metadata.name === '') {
+    issues.push({ file, object: label, message: 'metadata.name is required' });
+  }
+  try {
+    new known.model(object as never).validate();
+  } catch (err) {
+    const errors = (err as { errors?: SchemaError[] }).errors;
+    if (!errors) throw err;
+    for (const e of errors) {
+      const detail = e.params?.missingProperty ? `${e.message} (${String(e.params.missingProperty)})` : e.message;
+      issues.push({ file, object: label, message: `schema: ${e.instancePath || '/'} ${detail ?? 'is invalid'}` });
+    }
+  }
+  for (const path of findUnknownFields(object, known.clientModel)) {
+    issues.push({ file, object: label, message: `schema: unknown field ${path}` });
+  }
+  return issues;
+}

@@ -1,0 +1,115 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ulid } from 'ulid';
+import { ChildService } from '../harness/child-service.ts';
+import { DevCoreClient } from '../harness/dev-core-client.ts';
+import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-process.ts';
+import { freePort } from '../harness/free-port.ts';
+import { testConfig } from '../harness/test-config.ts';
+
+export type BenchMode = 'all-in-one' | 'distributed';
+
+/** The data every scenario uses: one repository with 100 branches, writers and mentioned targets. */
+export interface BenchFixture {
+  repositoryId: string;
+  branchIds: string[];
+  writers: string[];
+  targets: string[];
+}
+
+export interface BenchCluster {
+  mode: BenchMode;
+  apiUrls: string[];
+  gatewayUrls: string[];
+  core: DevCoreClient;
+  fixture: BenchFixture;
+  /** Services by role, for RSS readings and kills. */
+  services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string }>;
+  stop(): Promise<void>;
+}
+
+const BENCH_ENV = {
+  LOG_LEVEL: 'warn',
+  PRINT_DEMO_TOKENS: 'false',
+  // Benchmarks measure throughput, not the abuse limits.
+  APPEND_RATE_LIMIT: '1000000000',
+  STREAM_CAP_PER_PRINCIPAL: '100000',
+  STREAM_CAP_PER_ROOM: '100000',
+  CORE_SERVICE_TOKEN: 'dev-core-service-token',
+};
+
+export function benchFixture(): { fixture: BenchFixture; document: unknown } {
+  const repositoryId = ulid();
+  const branchIds = Array.from({ length: 100 }, () => ulid());
+  const writers = Array.from({ length: 8 }, (_, i) => `u_bench_writer_${i}`);
+  const targets = Array.from({ length: 10 }, (_, i) => `u_bench_target_${i}`);
+  const members = Object.fromEntries([...writers.map((w) => [w, 'write']), ...targets.map((t) => [t, 'read'])]);
+  return {
+    fixture: { repositoryId, branchIds, writers, targets },
+    document: {
+      users: [...writers, ...targets].map((id) => ({ id })),
+      organizations: [{ id: 'o_bench' }],
+      repositories: [{ id: repositoryId, state: 'active', branches: branchIds.map((id) => ({ id, state: 'active' })), members }],
+      bots: [],
+    },
+  };
+}
+
+/**
+ * Starts what a benchmark measures: one all-in-one process (embedded database and backbone), or the
+ * distributed shape on PostgreSQL and Redis with `apis` API processes and `gateways` gateway processes.
+ */
+export async function startBenchCluster(mode: BenchMode, shape: { apis: number; gateways: number } = { apis: 2, gateways: 2 }): Promise<BenchCluster> {
+  const { fixture, document } = benchFixture();
+  const services: BenchCluster['services'] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    await Promise.allSettled(services.map((s) => s.service.stop(15_000)));
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    if (mode === 'all-in-one') {
+      const dataDir = await mkdtemp(join(tmpdir(), 'chat-bench-'));
+      cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+      const port = await freePort();
+      const service = new ChildService({
+        name: 'all-in-one',
+        script: 'services/all-in-one/src/main.ts',
+        env: { ...BENCH_ENV, PORT: String(port), HOST: '127.0.0.1', DEV_CORE_PORT: String(await freePort()), DATA_DIR: dataDir },
+      });
+      const url = `http://127.0.0.1:${port}`;
+      services.push({ role: 'all-in-one', service, url });
+      await service.waitUntil(async () => (await fetch(`${url}/v1/openapi.json`)).status === 200, 120_000);
+      const coreUrl = (await service.waitForOutput(/^core:\s+(\S+)$/m, 10_000))[1]!;
+      const core = new DevCoreClient(coreUrl);
+      await core.putFixture(document);
+      return { mode, apiUrls: [url], gatewayUrls: [url], core, fixture, services, stop };
+    }
+
+    const devCore: DevCoreProcess = await startDevCoreProcess();
+    cleanups.push(() => devCore.stop());
+    const core = new DevCoreClient(devCore.url);
+    await core.putFixture(document);
+    const shared = { ...BENCH_ENV, DATABASE_URL: testConfig.databaseUrl, REDIS_URL: testConfig.redisUrl, CORE_URL: devCore.url, HOST: '127.0.0.1' };
+    const start = async (role: 'api' | 'gateway' | 'notifier', script: string, extra: Record<string, string> = {}) => {
+      const port = await freePort();
+      const adminPort = await freePort();
+      const service = new ChildService({
+        name: role,
+        script,
+        env: { ...shared, PORT: String(port), API_ADMIN_PORT: String(adminPort), GATEWAY_ADMIN_PORT: String(adminPort), NOTIFIER_ADMIN_PORT: String(adminPort), ...extra },
+      });
+      const url = `http://127.0.0.1:${port}`;
+      services.push({ role, service, url });
+      await service.waitUntil(async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200, 120_000);
+      return url;
+    };
+    const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
+    const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
+    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
