@@ -33,7 +33,7 @@ export class ChildService {
   constructor(private readonly options: ChildServiceOptions) {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const key of SERVICE_ENV_KEYS) delete env[key];
-    this.process = spawn(process.execPath, ['--import', 'tsx', options.script], {
+    this.process = spawn(process.execPath, [...(process.env.CHILD_NODE_FLAGS ? process.env.CHILD_NODE_FLAGS.split(' ') : []), '--import', 'tsx', options.script], {
       cwd: testConfig.repoRoot,
       env: { ...env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -77,7 +77,7 @@ for (const mode of MODES) {
 
     it('invariant 7: non-ULID path parameters give 400 SCOPE_INVALID on every operation', async () => {
       const good = scenario.repositoryId;
-      for (const bad of [good.toLowerCase(), 'abc', good.slice(1), good + '0', '8' + good.slice(1), 'I' + good.slice(1), encodeURIComponent(' ' + good)]) {
+      for (const bad of [good.toLowerCase(), 'abc', good.slice(1), good + '0', '8' + good.slice(1), 'I' + good.slice(1), encodeURIComponent(' ' + good), '%ZZ', '%C0%AE', '%FF' + good.slice(1)]) {
         const paths = [
           `/v1/repositories/${bad}/room`,
           `/v1/repositories/${bad}/room/messages`,

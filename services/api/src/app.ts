@@ -5,6 +5,7 @@ import { accessLog } from './middleware/access-log.ts';
 import { rejectInvalidRequestId } from './middleware/authenticate.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { assignRequestId } from './middleware/request-id.ts';
+import { inboxRouter } from './routes/inbox.routes.ts';
 import { openApiRouter } from './routes/openapi.routes.ts';
 import { roomsRouter } from './routes/rooms.routes.ts';
 
@@ -24,6 +25,7 @@ export function createApiApp(deps: ApiDeps, options: ApiAppOptions = {}): Expres
   app.use(rejectInvalidRequestId);
   app.use(openApiRouter());
   app.use(roomsRouter(deps));
+  app.use(inboxRouter(deps));
   for (const router of options.extraRouters ?? []) app.use(router);
   app.use(() => {
     throw new AppError('RESOURCE_NOT_FOUND', 'No such resource.');

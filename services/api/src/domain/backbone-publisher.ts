@@ -1,27 +1,47 @@
-import type { Backbone } from '@chat/backbone';
+import type { Backbone, BackboneEvent } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxRepository } from '@chat/store';
 import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
 
+interface CommittedEntry {
+  outboxId: number;
+  roomId: string;
+  seq: number;
+  message: unknown;
+}
+
 /**
- * Publishes each committed message right after its commit and then clears its outbox entry. If the
- * process dies in between, or the backbone is down, the entry stays and the relay publishes it.
+ * Publishes each committed message right after its commit and then clears its outbox entry. Entries
+ * committed in the same tick go out as one backbone call and one outbox delete, in commit order. If
+ * the process dies in between, or the backbone is down, the entries stay and the relay publishes them.
  */
 export class BackbonePublisher implements CommittedMessagePublisher {
+  private pending: CommittedEntry[] = [];
+  private scheduled = false;
+
   constructor(
     private readonly backbone: Backbone,
     private readonly outbox: OutboxRepository,
     private readonly logger: Logger,
   ) {}
 
-  publishCommitted(entry: { outboxId: number; roomId: string; seq: number; message: unknown }): void {
-    void this.publish(entry).catch((err: unknown) => {
-      this.logger.warn({ err, roomId: entry.roomId, seq: entry.seq }, 'publish after commit failed; the outbox relay will retry');
+  publishCommitted(entry: CommittedEntry): void {
+    this.pending.push(entry);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const batch = this.pending;
+      this.pending = [];
+      void this.publish(batch).catch((err: unknown) => {
+        this.logger.warn({ err, entries: batch.length }, 'publish after commit failed; the outbox relay will retry');
+      });
     });
   }
 
-  private async publish(entry: { outboxId: number; roomId: string; seq: number; message: unknown }): Promise<void> {
-    await this.backbone.publish([{ channel: 'messages', scopeKey: entry.roomId, seq: entry.seq, data: JSON.stringify(entry.message) }]);
-    await this.outbox.remove([entry.outboxId]);
+  private async publish(batch: CommittedEntry[]): Promise<void> {
+    const events: BackboneEvent[] = batch.map((e) => ({ channel: 'messages', scopeKey: e.roomId, seq: e.seq, data: JSON.stringify(e.message) }));
+    await this.backbone.publish(events);
+    await this.outbox.remove(batch.map((e) => e.outboxId));
   }
 }

@@ -1,0 +1,53 @@
+import { configReferencesResolve, commandMatchesPackageScript, imagesPinned, resourcesSet, securityHardened } from './workload-rules.ts';
+import { graceCoversDrain, probesOnAdminPort, scaledAndProtected } from './deployment-rules.ts';
+import { noCredentialsInConfigMaps, oneNamespace, secretsArePlaceholders } from './config-rules.ts';
+import { ingressRoutesStreams, servicesResolve } from './routing-rules.ts';
+import { checkKustomizations } from './kustomization-rules.ts';
+import { loadManifestTree } from './manifest-files.ts';
+import { buildContext, type Rule } from './rule-context.ts';
+import { checkSchema } from './schema-check.ts';
+import type { Issue, ManifestDocument } from './issue.ts';
+
+/** The project's deployment rules, run once every document passed the schema check. */
+export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
+  commandMatchesPackageScript,
+  resourcesSet,
+  imagesPinned,
+  securityHardened,
+  configReferencesResolve,
+  probesOnAdminPort,
+  graceCoversDrain,
+  scaledAndProtected,
+  secretsArePlaceholders,
+  noCredentialsInConfigMaps,
+  oneNamespace,
+  servicesResolve,
+  ingressRoutesStreams,
+};
+
+export interface ValidationReport {
+  documents: number;
+  issues: Issue[];
+}
+
+/**
+ * Validates parsed documents: each against its Kubernetes schema, then (when all are schema-valid,
+ * since the rules read their fields) the project's rules. `repoRoot` is where package.json files are read.
+ */
+export function validateDocuments(documents: ManifestDocument[], repoRoot: string): Issue[] {
+  const schemaIssues = documents.flatMap(checkSchema);
+  if (schemaIssues.length > 0) return schemaIssues;
+  const ctx = buildContext(documents, repoRoot);
+  return Object.values(PROJECT_RULES).flatMap((rule) => rule(ctx));
+}
+
+/** Validates every YAML file under `manifestDir` (with its kustomizations). */
+export async function validateManifestDirectory(manifestDir: string, repoRoot: string): Promise<ValidationReport> {
+  const tree = await loadManifestTree(manifestDir);
+  const issues = [
+    ...tree.issues,
+    ...checkKustomizations(manifestDir, tree.kustomizations, tree.manifestFiles),
+    ...validateDocuments(tree.documents, repoRoot),
+  ];
+  return { documents: tree.documents.length, issues };
+}

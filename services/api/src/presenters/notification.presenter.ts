@@ -1,0 +1,31 @@
+import type { CursorCodec, CursorScope, InboxPageResponse, NotificationResponse } from '@chat/contracts';
+import { toNotificationResponse, type InboxOwner, type NotificationRow } from '@chat/store';
+
+/** The cursor scope of an inbox: cursors of one principal's inbox in one repository work nowhere else. */
+export function inboxCursorScope(owner: InboxOwner): Extract<CursorScope, { kind: 'inbox' }> {
+  return { kind: 'inbox', repositoryId: owner.repositoryId, principalKind: owner.principalKind, principalId: owner.principalId };
+}
+
+/** One notification as the API shows it: its own cursor, and acknowledged when at or below the checkpoint. */
+export function presentNotification(cursors: CursorCodec, owner: InboxOwner, row: NotificationRow, ackSeq: number): NotificationResponse {
+  return toNotificationResponse(row, ackSeq, cursors.encode(inboxCursorScope(owner), row.seq));
+}
+
+/** The checkpoint as a cursor, or null when nothing was acknowledged yet. */
+export function presentCheckpoint(cursors: CursorCodec, owner: InboxOwner, ackSeq: number): string | null {
+  return ackSeq > 0 ? cursors.encode(inboxCursorScope(owner), ackSeq) : null;
+}
+
+/** A page of the inbox; `hasMore` says whether rows follow the last one shown. */
+export function presentInboxPage(
+  cursors: CursorCodec,
+  owner: InboxOwner,
+  page: { rows: NotificationRow[]; hasMore: boolean; ackSeq: number },
+): InboxPageResponse {
+  const last = page.rows.at(-1);
+  return {
+    items: page.rows.map((row) => presentNotification(cursors, owner, row, page.ackSeq)),
+    nextCursor: page.hasMore && last ? cursors.encode(inboxCursorScope(owner), last.seq) : null,
+    acknowledgedCursor: presentCheckpoint(cursors, owner, page.ackSeq),
+  };
+}
