@@ -61,7 +61,7 @@ export async function appendBatch(db: ChatDb, scope: RoomScope, items: PendingAp
     for (const [i, entry] of created.entries()) {
       // The durable record that the notifier owes this message's mentions their notifications.
       if (entry.message.mentions && entry.message.mentions.length > 0) await recordMentionFanout(tx, entry.message);
-      outcomes[entry.index] = { kind: 'created', message: entry.message, room: updatedRoom, outboxId: outboxIds[i]! };
+      outcomes[entry.index] = { kind: 'created', message: entry.message, room: updatedRoom, outboxId: outboxIds[i]!, outboxPayload: entry.payload };
     }
     return outcomes as AppendOutcome[];
   });

@@ -24,7 +24,7 @@ export interface NewMessage {
 }
 
 export type AppendOutcome =
-  | { kind: 'created'; message: MessageRow; room: RoomRow; outboxId: number }
+  | { kind: 'created'; message: MessageRow; room: RoomRow; outboxId: number; outboxPayload: string }
   | { kind: 'replayed'; message: MessageRow }
   | { kind: 'sealed' };
 

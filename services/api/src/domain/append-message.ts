@@ -88,7 +88,7 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
     case 'created': {
       const message = toMessageResponse(outcome.message);
-      deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.room.roomId, seq: outcome.message.seq, message });
+      deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.room.roomId, seq: outcome.message.seq, payload: outcome.outboxPayload });
       return { replayed: false, message };
     }
   }

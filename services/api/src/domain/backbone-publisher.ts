@@ -7,7 +7,7 @@ interface CommittedEntry {
   outboxId: number;
   roomId: string;
   seq: number;
-  message: unknown;
+  payload: string;
 }
 
 /**
@@ -40,7 +40,7 @@ export class BackbonePublisher implements CommittedMessagePublisher {
   }
 
   private async publish(batch: CommittedEntry[]): Promise<void> {
-    const events: BackboneEvent[] = batch.map((e) => ({ channel: 'messages', scopeKey: e.roomId, seq: e.seq, data: JSON.stringify(e.message) }));
+    const events: BackboneEvent[] = batch.map((e) => ({ channel: 'messages', scopeKey: e.roomId, seq: e.seq, data: e.payload }));
     await this.backbone.publish(events);
     await this.outbox.remove(batch.map((e) => e.outboxId));
   }

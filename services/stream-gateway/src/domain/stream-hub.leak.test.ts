@@ -30,19 +30,22 @@ for (const target of TARGETS) {
         await client.waitForMessages(1);
         client.close();
       };
-      // Warm-up: the backbone subscription, pools and JWKS cache exist from here on.
-      for (let i = 0; i < CONCURRENCY; i++) await openAndClose(i);
-      await sleep(500);
+      const run = async (count: number) => {
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (next < count) await openAndClose(next++);
+          }),
+        );
+        await sleep(500);
+      };
+      // Warm-up at the same concurrency: the backbone subscription, connection pools (and their idle
+      // timers) and the JWKS cache reach their steady size here.
+      await run(4 * CONCURRENCY);
       const baseline = resourceCounts();
       const heapBefore = process.memoryUsage().heapUsed;
 
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < STREAMS) await openAndClose(next++);
-        }),
-      );
-      await sleep(500);
+      await run(STREAMS);
       expect(h.gateway.hub.stats()).to.include({ sessions: 0, scopes: 0, ticking: false, subscriptions: 1 });
 
       // Every lease was released: the caps admit a full principal's worth again.
