@@ -4,8 +4,25 @@ import type { Issue, ManifestDocument } from './issue.ts';
 
 interface SchemaError {
   instancePath?: string;
+  keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
+}
+
+function describeError(e: SchemaError): string {
+  const p = e.params ?? {};
+  switch (e.keyword) {
+    case 'required':
+      return `must have required property ${String(p.missingProperty)}`;
+    case 'type':
+      return `must be ${String(p.type)}`;
+    case 'enum':
+      return `must be one of ${JSON.stringify(p.allowedValues)}`;
+    case 'format':
+      return `must match format ${String(p.format)}`;
+    default:
+      return `fails ${e.keyword ?? 'a schema rule'} ${JSON.stringify(p)}`;
+  }
 }
 
 /**
@@ -34,7 +51,8 @@ export function checkSchema(doc: ManifestDocument): Issue[] {
     const errors = (err as { errors?: SchemaError[] }).errors;
     if (!errors) throw err;
     for (const e of errors) {
-      const detail = e.params?.missingProperty ? `${e.message} (${String(e.params.missingProperty)})` : e.message;
+      // kubernetes-models' compiled validators leave `message` unset; ajv's keyword + params say it.
+      const detail = e.message ?? describeError(e);
       issues.push({ file, object: label, message: `schema: ${e.instancePath || '/'} ${detail ?? 'is invalid'}` });
     }
   }

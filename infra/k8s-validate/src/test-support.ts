@@ -12,10 +12,10 @@ export async function committedDocuments(): Promise<ManifestDocument[]> {
 }
 
 /** Copies `documents` and applies `change` to the object `kind/name`; throws when it is absent. */
-export function withChange(documents: ManifestDocument[], kind: string, name: string, change: (o: KubeObject & Record<string, any>) => void): ManifestDocument[] {
+export function withChange(documents: ManifestDocument[], kind: string, name: string, change: (o: Record<string, any>) => void): ManifestDocument[] {
   const copy = structuredClone(documents);
   const target = copy.find((d) => (d.value as KubeObject).kind === kind && (d.value as KubeObject).metadata?.name === name);
   if (!target) throw new Error(`no ${kind}/${name} in the manifests`);
-  change(target.value as KubeObject & Record<string, any>);
+  change(target.value as Record<string, any>);
   return copy;
 }

@@ -58,11 +58,17 @@ async function main(): Promise<void> {
     if (draining) return;
     draining = true;
     logger.info({ signal }, 'notifier draining');
-    await runtime.stop();
-    await admin.close();
-    await backbone.close();
-    await database.close();
-    process.exit(0);
+    try {
+      await runtime.stop();
+      await admin.close();
+      await backbone.close();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      // Unsettled rows are not lost: their leases lapse and another notifier takes them.
+      logger.error({ err }, 'notifier did not stop cleanly');
+      process.exit(1);
+    }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -16,7 +16,7 @@ function resourceCounts(): Record<string, number> {
 for (const target of TARGETS) {
   describe(`no leak over ${STREAMS} streams (${target})`, function () {
     this.timeout(180_000);
-    const h = new GatewayHarness({ target, repositories: 10, caps: { principalCap: 1000, roomCap: 1000 } });
+    const h = new GatewayHarness({ target, repositories: 10, poolSize: 4, caps: { principalCap: 1000, roomCap: 1000 } });
     before(() => h.start());
     after(() => h.stop());
 
@@ -39,8 +39,8 @@ for (const target of TARGETS) {
         );
         await sleep(500);
       };
-      // Warm-up at the same concurrency: the backbone subscription, connection pools (and their idle
-      // timers) and the JWKS cache reach their steady size here.
+      // Warm-up at the same concurrency: the backbone subscription, connection pools (a small pg pool, so
+      // its idle timers stay at its size) and the JWKS cache reach their steady size here.
       await run(4 * CONCURRENCY);
       const baseline = resourceCounts();
       const heapBefore = process.memoryUsage().heapUsed;

@@ -34,6 +34,8 @@ export interface HarnessOptions {
   caps?: StreamCapOptions;
   /** Test repositories in the fixture. @defaultValue 40 */
   repositories?: number;
+  /** PostgreSQL pool size. @defaultValue 20 */
+  poolSize?: number;
 }
 
 /**
@@ -63,7 +65,7 @@ export class GatewayHarness {
     this.core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, logger: silent, fixture: this.fixture });
     const prefix = `gwtest-${ulid().toLowerCase()}`;
     if (this.options.target === 'postgres+redis') {
-      this.database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, poolSize: 20 });
+      this.database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, poolSize: this.options.poolSize ?? 20 });
       this.backbone = new RedisStreamsBackbone({ redis: TEST_REDIS_URL, keyPrefix: prefix, subscribeBlockMs: 1000 });
       this.leases = new RedisStreamLeaseRegistry({ redis: TEST_REDIS_URL, keyPrefix: prefix, ...this.options.caps });
     } else {

@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import type { MessagePageResponse, MessageResponse } from '@chat/contracts';
+import { ulid } from 'ulid';
+import type { ApiClient } from '../harness/api-client.ts';
+import { expectError, expectStatus } from '../harness/assertions.ts';
+import { startCluster, type Cluster } from '../harness/cluster.ts';
+import type { Actors } from '../harness/stacks.ts';
+import { startStack, type Stack } from '../harness/stacks.ts';
+import type { Scenario } from '../harness/fixture-factory.ts';
+
+const LIMIT = 3;
+const WINDOW_SECONDS = 2;
+const RATE_ENV = { APPEND_RATE_LIMIT: String(LIMIT), APPEND_RATE_WINDOW_SECONDS: String(WINDOW_SECONDS) };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Windows are aligned to multiples of their length; start a test just after a boundary so it fits in one. */
+async function atWindowStart(): Promise<void> {
+  const windowMs = WINDOW_SECONDS * 1000;
+  const into = Date.now() % windowMs;
+  if (into > 100) await sleep(windowMs - into + 30);
+}
+
+interface Target {
+  nodes: ApiClient[];
+  scenario(): Promise<{ scenario: Scenario; actors: Actors }>;
+}
+
+function rateLimitRules(label: string, target: () => Target) {
+  /** Round-robin over the processes, so a shared window is needed to hold the limit. */
+  let turn = 0;
+  const node = () => {
+    const nodes = target().nodes;
+    return nodes[turn++ % nodes.length]!;
+  };
+
+  it(`[${label}] section 8 / append: past the limit an append gets 429 RATE_LIMITED with an integer Retry-After`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.writer();
+    await atWindowStart();
+    for (let i = 0; i < LIMIT; i++) expectStatus(await node().append(scope, token, { bodyMarkdown: `m${i}` }), 201);
+    const limited = await node().append(scope, token, { bodyMarkdown: 'one too many' });
+    expectError(limited, 429, 'RATE_LIMITED');
+    const retryAfter = String(limited.headers['retry-after']);
+    expect(retryAfter).to.match(/^[0-9]+$/);
+    expect(Number(retryAfter)).to.be.within(1, WINDOW_SECONDS);
+  });
+
+  it(`[${label}] section 4 append rule 9: a retry after 429 with the same key succeeds once the window has passed`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.appendBot();
+    const keys = Array.from({ length: LIMIT }, () => ulid());
+    await atWindowStart();
+    for (const [i, key] of keys.entries()) expectStatus(await node().append(scope, token, { bodyMarkdown: `m${i}` }, { key }), 201);
+    const key = ulid();
+    const limited = await node().append(scope, token, { bodyMarkdown: 'later' }, { key });
+    expectError(limited, 429, 'RATE_LIMITED');
+    // While limited, an exact retry of an accepted message still gets the original.
+    expectStatus(await node().append(scope, token, { bodyMarkdown: 'm0' }, { key: keys[0]! }), 200);
+    await sleep(Number(limited.headers['retry-after']) * 1000 + 50);
+    const retried = await node().append<MessageResponse>(scope, token, { bodyMarkdown: 'later' }, { key });
+    expectStatus(retried, 201);
+    expect(retried.body.idempotencyKey).to.equal(key);
+    const list = await node().list<MessagePageResponse>(scope, token);
+    expect(list.body.items.map((m) => m.bodyMarkdown)).to.deep.equal(['m0', 'm1', 'm2', 'later']);
+  });
+
+  it(`[${label}] section 4 append rule 3: an exact retry consumes no rate capacity`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId, branchId: scenario.branchId };
+    const token = await actors.writer();
+    const first = ulid();
+    await atWindowStart();
+    expectStatus(await node().append(scope, token, { bodyMarkdown: 'first' }, { key: first }), 201);
+    for (let i = 0; i < 2 * LIMIT; i++) expectStatus(await node().append(scope, token, { bodyMarkdown: 'first' }, { key: first }), 200);
+    for (let i = 1; i < LIMIT; i++) expectStatus(await node().append(scope, token, { bodyMarkdown: `next ${i}` }), 201);
+    expectError(await node().append(scope, token, { bodyMarkdown: 'over' }), 429, 'RATE_LIMITED');
+  });
+
+  it(`[${label}] section 8: refused appends (400, 409) consume no rate capacity either`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.writer();
+    const key = ulid();
+    await atWindowStart();
+    expectStatus(await node().append(scope, token, { bodyMarkdown: 'kept' }, { key }), 201);
+    for (let i = 0; i < LIMIT; i++) {
+      expectError(await node().append(scope, token, { bodyMarkdown: '' }), 400, 'MESSAGE_INVALID');
+      expectError(await node().append(scope, token, { bodyMarkdown: 'other' }, { key }), 409, 'IDEMPOTENCY_KEY_REUSED');
+    }
+    for (let i = 1; i < LIMIT; i++) expectStatus(await node().append(scope, token, { bodyMarkdown: `ok ${i}` }), 201);
+  });
+}
+
+describe('append rate limit (APPEND_RATE_LIMIT=3, APPEND_RATE_WINDOW_SECONDS=2)', function () {
+  this.timeout(60_000);
+
+  describe('embedded, one process', () => {
+    let stack: Stack;
+    before(async () => {
+      stack = await startStack('embedded', RATE_ENV);
+    });
+    after(async () => {
+      await stack?.stop();
+    });
+    rateLimitRules('embedded', () => ({ nodes: [stack.api], scenario: () => stack.scenario() }));
+  });
+
+  describe('postgres + redis, two processes sharing one window', () => {
+    let cluster: Cluster;
+    before(async () => {
+      cluster = await startCluster(2, RATE_ENV);
+    });
+    after(async () => {
+      await cluster?.stop();
+    });
+    rateLimitRules('postgres, 2 processes', () => ({ nodes: cluster.nodes, scenario: () => cluster.scenario() }));
+  });
+});
