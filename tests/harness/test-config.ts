@@ -20,6 +20,8 @@ export const testConfig = {
   databaseUrl: optionalUrl('TEST_DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/test'),
   /** Redis for the `postgres` mode and the cluster test. @defaultValue redis://127.0.0.1:6379 */
   redisUrl: optionalUrl('TEST_REDIS_URL', 'redis://127.0.0.1:6379'),
+  /** Seed of the concurrency test's random choices, to replay a failure. @defaultValue derived from the clock */
+  concurrencySeed: process.env.CONCURRENCY_SEED ? Number(process.env.CONCURRENCY_SEED) : Date.now() % 1_000_000,
   /** The monorepo root, where the services' entry points live. */
   repoRoot: fileURLToPath(new URL('../../', import.meta.url)),
 } as const;

@@ -92,7 +92,7 @@ for (const mode of MODES) {
         expectStatus(page, 200);
         sizes.push(page.body.items.length);
         seen.push(...page.body.items.map((m) => m.messageId));
-        cursor = page.body.nextCursor;
+        cursor = page.body.nextCursor ?? null;
       } while (cursor !== null && sizes.length < 10);
       expect(sizes).to.deep.equal([3, 3, 1]);
       expect(seen).to.deep.equal(appended.map((m) => m.messageId));

@@ -1,6 +1,8 @@
 import { createApiRuntime, createRateLimiter, listen } from '@chat/api';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
+import { createCoreClient } from '@chat/authz-client';
+import { createNotifierRuntime } from '@chat/notifier';
 import { createLogger } from '@chat/observability';
 import { migrate, openDatabase } from '@chat/store';
 import type { AllInOneConfig } from './config.ts';
@@ -46,6 +48,13 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
   });
   api.relay.start();
+  const notifier = createNotifierRuntime({
+    database,
+    backbone,
+    logger: logger.child({ component: 'notifier' }),
+    core: createCoreClient({ coreUrl, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS }),
+  });
+  await notifier.start();
 
   const http = await listen(api.app, config.PORT, config.HOST);
   const url = `http://127.0.0.1:${http.port}`;
@@ -59,6 +68,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     async stop() {
       await http.shutdown(config.API_SHUTDOWN_GRACE_MS);
       await api.relay.stop();
+      await notifier.stop();
       await rateLimiter.close?.();
       await backbone.close();
       await database.close();

@@ -5,6 +5,7 @@ import { InProcessBackbone } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createLogger } from '@chat/observability';
 import { inboxKey, migrate, openDatabase, type Database, type InboxOwner } from '@chat/store';
+import { AcknowledgeInboxResponseSchema, InboxPageResponseSchema } from '@chat/contracts';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { ApiEnvSchema } from '../config.ts';
@@ -122,11 +123,14 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
       const all = [...first.body.items, ...second.body.items, ...third.body.items];
       const whole = await call('GET', inbox(), 'u_bob');
       expect(whole.body.items).to.deep.equal(all);
+      expect(InboxPageResponseSchema.safeParse(whole.body).success).to.equal(true);
       expect(Object.keys(all[0]).sort()).to.deep.equal(
         ['acknowledged', 'branchId', 'createdAt', 'cursor', 'messageId', 'notificationId', 'repositoryId', 'roomId', 'senderId', 'senderKind', 'spans', 'targetId', 'targetKind'],
       );
 
-      expect((await ack('u_bob', { throughCursor: all[2].cursor, expectedCursor: null })).status).to.equal(200);
+      const acked = await ack('u_bob', { throughCursor: all[2].cursor, expectedCursor: null });
+      expect(acked.status).to.equal(200);
+      expect(AcknowledgeInboxResponseSchema.safeParse(acked.body).success).to.equal(true);
       const after = await call('GET', inbox(), 'u_bob');
       expect(after.body.items.map((n: any) => n.acknowledged)).to.deep.equal([true, true, true, false, false]);
       expect(after.body.acknowledgedCursor).to.equal(all[2].cursor);
