@@ -42,8 +42,10 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
     statement_timeout: target.statementTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client losing its connection (server restart) must not crash the process.
+  // A connection lost under a client (server restart, network reset) must not crash the process:
+  // the query in flight fails (and becomes STORE_UNAVAILABLE), and the pool discards the client.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as ChatDb;
   return {
     kind: 'postgres',

@@ -1,5 +1,7 @@
 import { createApiRuntime, createRateLimiter, listen } from '@chat/api';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
+import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coordination';
+import { createGatewayRuntime, engineSettingsOf } from '@chat/stream-gateway';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createCoreClient } from '@chat/authz-client';
 import { createNotifierRuntime } from '@chat/notifier';
@@ -24,7 +26,18 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       : { kind: 'pglite', dataDir: config.DATA_DIR },
   );
   await migrate(database);
-  const backbone: Backbone = config.REDIS_URL ? new RedisStreamsBackbone({ redis: config.REDIS_URL }) : new InProcessBackbone();
+  const backbone: Backbone = config.REDIS_URL
+    ? new RedisStreamsBackbone({ redis: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
+    : new InProcessBackbone();
+  const caps = { principalCap: config.STREAM_CAP_PER_PRINCIPAL, roomCap: config.STREAM_CAP_PER_ROOM, leaseMs: config.STREAM_LEASE_MS };
+  const leases: StreamLeaseRegistry = config.REDIS_URL
+    ? new RedisStreamLeaseRegistry({
+        redis: config.REDIS_URL,
+        keyPrefix: config.REDIS_KEY_PREFIX,
+        ...caps,
+        onError: (err) => logger.warn({ err }, 'stream lease trouble'),
+      })
+    : new InProcessStreamLeaseRegistry(caps);
 
   let devCore: DevCoreHandle | undefined;
   if (!config.CORE_URL) {
@@ -37,15 +50,28 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   }
   const coreUrl = config.CORE_URL ?? devCore!.url;
 
+  const core = { url: coreUrl, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS };
+  const cursor = { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS };
+  const gateway = await createGatewayRuntime({
+    database,
+    backbone,
+    leases,
+    logger: logger.child({ component: 'stream-gateway' }),
+    core,
+    cursor,
+    engine: engineSettingsOf(config),
+  });
   const rateLimiter = createRateLimiter(config, logger);
   const api = await createApiRuntime({
     database,
     backbone,
     rateLimiter,
     logger,
-    core: { url: coreUrl, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS },
-    cursor: { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS },
+    core,
+    cursor,
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
+    // Streams are served on the API's port.
+    extraRouters: [gateway.router],
   });
   api.relay.start();
   const notifier = createNotifierRuntime({
@@ -66,7 +92,11 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     coreUrl,
     banner,
     async stop() {
-      await http.shutdown(config.API_SHUTDOWN_GRACE_MS);
+      const closing = http.shutdown(config.API_SHUTDOWN_GRACE_MS);
+      await gateway.drain(config.GATEWAY_DRAIN_MS);
+      await gateway.close();
+      await closing;
+      await leases.close();
       await api.relay.stop();
       await notifier.stop();
       await rateLimiter.close?.();

@@ -1,10 +1,11 @@
 import { ApiEnvSchema, parseEnv } from '@chat/api';
+import { GatewayEngineEnvSchema } from '@chat/stream-gateway';
 import { z } from 'zod';
 
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-/** The all-in-one process: the API's settings plus the embedded dev-core's and the demo output. */
-export const AllInOneEnvSchema = ApiEnvSchema.extend({
+/** The all-in-one process: the API's and the gateway's settings, plus the embedded dev-core's and the demo output. */
+export const AllInOneEnvSchema = ApiEnvSchema.extend(GatewayEngineEnvSchema.shape).extend({
   /** Port of the embedded dev-core (0 picks a free one). Unused when CORE_URL is set. @defaultValue 8081 */
   DEV_CORE_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
   /** Fixture file of the embedded dev-core. @defaultValue the bundled demo fixture */

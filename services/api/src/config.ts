@@ -19,6 +19,8 @@ export const ApiEnvSchema = z.object({
   DATABASE_POOL_SIZE: positiveInt.max(500).default(10),
   /** Redis URL; unset means the in-process backbone. */
   REDIS_URL: z.string().url().optional(),
+  /** First segment of every Redis key (the same in every service of one deployment). @defaultValue chat */
+  REDIS_KEY_PREFIX: z.string().min(1).regex(/^[^{}]+$/).default('chat'),
   /** Base URL of the core service. Required for the API alone (the all-in-one starts its own). */
   CORE_URL: z.string().url().optional(),
   /** Bearer credential chat presents to core's service API. @defaultValue dev-core's development value */

@@ -25,7 +25,7 @@ const env = loadEnv();
 const logger = createLogger({ name: 'chat-api', level: env.LOG_LEVEL });
 const database = await openDatabase(databaseTargetFor({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE }));
 await migrate(database);
-const backbone: Backbone = env.REDIS_URL ? new RedisStreamsBackbone({ redis: env.REDIS_URL }) : new InProcessBackbone();
+const backbone: Backbone = env.REDIS_URL ? new RedisStreamsBackbone({ redis: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }) : new InProcessBackbone();
 const rateLimiter = createRateLimiter(env, logger);
 const api = await createApiRuntime({
   database,

@@ -13,6 +13,7 @@ export function createRateLimiter(env: ApiEnv, logger: Logger): AppendRateLimite
   return new RedisFixedWindowRateLimiter({
     ...settings,
     redis: env.REDIS_URL,
+    keyPrefix: env.REDIS_KEY_PREFIX,
     failureMode: env.APPEND_RATE_FAILURE_MODE,
     onFailure: (err: unknown) => logger.warn({ err }, 'append rate limiter unavailable'),
   });

@@ -14,7 +14,7 @@ export const NotifierEnvSchema = z.object({
   /** Redis URL of the Streams backbone (required). */
   REDIS_URL: z.string().url(),
   /** First segment of every backbone key; must match the API's. @defaultValue chat */
-  NOTIFIER_BACKBONE_KEY_PREFIX: z.string().min(1).max(64).default('chat'),
+  REDIS_KEY_PREFIX: z.string().min(1).max(64).regex(/^[^{}]+$/).default('chat'),
   /** Base URL of the core service (required). */
   CORE_URL: z.string().url(),
   /** Bearer credential chat presents to core's service API. @defaultValue dev-core's development value */

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   await migrate(database);
   const backbone = new RedisStreamsBackbone({
     redis: config.REDIS_URL,
-    keyPrefix: config.NOTIFIER_BACKBONE_KEY_PREFIX,
+    keyPrefix: config.REDIS_KEY_PREFIX,
     onBackgroundError: (err) => logger.warn({ err }, 'backbone background error'),
   });
   const runtime = createNotifierRuntime({

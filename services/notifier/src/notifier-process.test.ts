@@ -45,7 +45,7 @@ describe('notifier process', function () {
         REDIS_URL: TEST_REDIS_URL,
         CORE_URL: world.core.url,
         CORE_SERVICE_TOKEN: SERVICE_TOKEN,
-        NOTIFIER_BACKBONE_KEY_PREFIX: prefix,
+        REDIS_KEY_PREFIX: prefix,
         NOTIFIER_ADMIN_PORT: '0',
         NOTIFIER_BATCH_SIZE: '16',
         NOTIFIER_CLAIM_IDLE_MS: '1500',

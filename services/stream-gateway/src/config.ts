@@ -56,6 +56,8 @@ export const GatewayEnvSchema = z.object({
   STREAM_LEASE_MS: positiveInt.min(1000).default(30_000),
   /** Window over which SIGTERM hands every stream off before exit, in milliseconds. @defaultValue 10000 */
   GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Port of the admin server (/healthz, /readyz, /metrics); 0 picks a free one. @defaultValue 9091 */
+  GATEWAY_ADMIN_PORT: port.default(9091),
   /** pino log level. @defaultValue info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -69,3 +71,30 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayEnv {
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ');
   throw new Error(`Invalid configuration: ${problems}`);
 }
+
+/** The engine settings of a parsed environment (shared by the standalone gateway and the all-in-one). */
+export function engineSettingsOf(env: Pick<GatewayEnv, 'GATEWAY_HEARTBEAT_MS' | 'GATEWAY_MAX_STREAM_AGE_MS' | 'GATEWAY_RECHECK_MS' | 'GATEWAY_TOKEN_EXPIRY_MARGIN_MS' | 'GATEWAY_QUEUE_MAX_EVENTS' | 'GATEWAY_QUEUE_MAX_BYTES'>) {
+  return {
+    heartbeatMs: env.GATEWAY_HEARTBEAT_MS,
+    maxStreamAgeMs: env.GATEWAY_MAX_STREAM_AGE_MS,
+    recheckMs: env.GATEWAY_RECHECK_MS,
+    tokenExpiryMarginMs: env.GATEWAY_TOKEN_EXPIRY_MARGIN_MS,
+    maxEvents: env.GATEWAY_QUEUE_MAX_EVENTS,
+    maxBytes: env.GATEWAY_QUEUE_MAX_BYTES,
+  };
+}
+
+/** The settings the all-in-one process takes from the gateway's environment. */
+export const GatewayEngineEnvSchema = GatewayEnvSchema.pick({
+  GATEWAY_HEARTBEAT_MS: true,
+  GATEWAY_MAX_STREAM_AGE_MS: true,
+  GATEWAY_RECHECK_MS: true,
+  GATEWAY_TOKEN_EXPIRY_MARGIN_MS: true,
+  GATEWAY_QUEUE_MAX_EVENTS: true,
+  GATEWAY_QUEUE_MAX_BYTES: true,
+  STREAM_CAP_PER_PRINCIPAL: true,
+  STREAM_CAP_PER_ROOM: true,
+  STREAM_LEASE_MS: true,
+  GATEWAY_DRAIN_MS: true,
+  REDIS_KEY_PREFIX: true,
+});

@@ -5,9 +5,9 @@
 import { once } from 'node:events';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
 import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coordination';
-import { createLogger } from '@chat/observability';
+import { createLogger, startAdminServer } from '@chat/observability';
 import { migrate, openDatabase } from '@chat/store';
-import { loadGatewayConfig } from './config.ts';
+import { engineSettingsOf, loadGatewayConfig } from './config.ts';
 import { createGatewayRuntime } from './runtime.ts';
 
 const config = loadGatewayConfig(process.env);
@@ -38,23 +38,28 @@ const gateway = await createGatewayRuntime({
   logger,
   core: { url: config.CORE_URL, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS },
   cursor: { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS },
-  engine: {
-    heartbeatMs: config.GATEWAY_HEARTBEAT_MS,
-    maxStreamAgeMs: config.GATEWAY_MAX_STREAM_AGE_MS,
-    recheckMs: config.GATEWAY_RECHECK_MS,
-    tokenExpiryMarginMs: config.GATEWAY_TOKEN_EXPIRY_MARGIN_MS,
-    maxEvents: config.GATEWAY_QUEUE_MAX_EVENTS,
-    maxBytes: config.GATEWAY_QUEUE_MAX_BYTES,
-  },
+  engine: engineSettingsOf(config),
 });
 const server = gateway.app.listen(config.PORT, config.HOST);
 await once(server, 'listening');
-logger.info({ port: config.PORT, database: database.kind, backbone: config.REDIS_URL ? 'redis' : 'in-process' }, 'stream gateway listening');
+let draining = false;
+const admin = await startAdminServer({
+  port: config.GATEWAY_ADMIN_PORT,
+  registry: gateway.metrics.registry,
+  isDraining: () => draining,
+  checks: [
+    { name: 'postgres', check: () => database.ping() },
+    { name: 'redis', check: () => backbone.ping() },
+    { name: 'core', check: () => gateway.deps.core.ping() },
+  ],
+});
+logger.info({ port: config.PORT, admin: admin.url, database: database.kind, backbone: config.REDIS_URL ? 'redis' : 'in-process' }, 'stream gateway listening');
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
+  draining = true;
   logger.info({ signal, drainMs: config.GATEWAY_DRAIN_MS }, 'draining streams');
   server.close();
   await gateway.drain(config.GATEWAY_DRAIN_MS);
@@ -62,6 +67,7 @@ async function shutdown(signal: string): Promise<void> {
   await leases.close();
   await backbone.close();
   await database.close();
+  await admin.close();
   logger.info('stream gateway stopped');
   process.exit(0);
 }
