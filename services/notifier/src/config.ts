@@ -10,7 +10,7 @@ export const NotifierEnvSchema = z.object({
   /** PostgreSQL URL (required: the standalone notifier shares the database with the API). */
   DATABASE_URL: z.string().url(),
   /** Connections in the PostgreSQL pool. @defaultValue 10 */
-  NOTIFIER_DATABASE_POOL_SIZE: positiveInt.max(500).default(10),
+  DATABASE_POOL_SIZE: positiveInt.max(500).default(10),
   /** Redis URL of the Streams backbone (required). */
   REDIS_URL: z.string().url(),
   /** First segment of every backbone key; must match the API's. @defaultValue chat */

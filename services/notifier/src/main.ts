@@ -12,7 +12,7 @@ import { createNotifierRuntime } from './runtime.ts';
 async function main(): Promise<void> {
   const config = loadNotifierConfig(process.env);
   const logger = createLogger({ name: 'notifier', level: config.LOG_LEVEL });
-  const database = await openDatabase({ kind: 'postgres', url: config.DATABASE_URL, poolSize: config.NOTIFIER_DATABASE_POOL_SIZE });
+  const database = await openDatabase({ kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
   await migrate(database);
   const backbone = new RedisStreamsBackbone({
     redis: config.REDIS_URL,

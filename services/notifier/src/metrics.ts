@@ -1,3 +1,4 @@
+import type { ConsumerStats } from '@chat/backbone';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The notifier's own metrics registry (served on its admin port). */
@@ -15,8 +16,23 @@ export interface NotifierMetrics {
  * Creates the metrics; `fanoutCounts` feeds the pending/dead gauges at scrape time (dead rows are the
  * dead letters operators look at).
  */
-export function createNotifierMetrics(fanoutCounts: () => Promise<{ pending: number; dead: number }>): NotifierMetrics {
+export function createNotifierMetrics(
+  fanoutCounts: () => Promise<{ pending: number; dead: number }>,
+  consumerStats: () => Promise<ConsumerStats | undefined> = async () => undefined,
+): NotifierMetrics {
   const registry = new Registry();
+  new Gauge({
+    name: 'chat_notifier_backbone_group',
+    help: 'The notifier consumer group on the messages channel: lag (not yet delivered to the group; -1 when Redis cannot tell) and pending (delivered, not acknowledged)',
+    labelNames: ['measure'],
+    registers: [registry],
+    async collect() {
+      const stats = await consumerStats().catch(() => undefined);
+      if (!stats) return;
+      this.set({ measure: 'lag' }, stats.lag ?? -1);
+      this.set({ measure: 'pending' }, stats.pending);
+    },
+  });
   new Gauge({
     name: 'chat_notifier_fanout_rows',
     help: 'Mention fan-out rows waiting (state="pending") and given up on (state="dead")',

@@ -59,10 +59,13 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
   const logger = options.logger.child({ component: 'notifier' });
   const clock = options.clock ?? (() => new Date());
   const store = createStore(options.database);
-  const metrics = createNotifierMetrics(() => store.mentionFanout.counts());
+  let consumer: Consumer | undefined;
+  const metrics = createNotifierMetrics(
+    () => store.mentionFanout.counts(),
+    async () => consumer?.stats(),
+  );
   const processor = new FanoutProcessor({ store, core: options.core, backbone: options.backbone, logger, clock }, settings.processor, metrics);
   const sweeper = new FanoutSweeper(store, processor, settings.sweeper, logger, clock);
-  let consumer: Consumer | undefined;
   return {
     store,
     metrics,
