@@ -14,6 +14,8 @@ export type BenchMode = 'all-in-one' | 'distributed';
 export interface BenchFixture {
   repositoryId: string;
   branchIds: string[];
+  /** Branches no other scenario writes to, for the stream scenarios' fresh rooms (see stream-rooms.ts). */
+  streamBranchIds: string[];
   writers: string[];
   targets: string[];
 }
@@ -37,20 +39,25 @@ const BENCH_ENV = {
   STREAM_CAP_PER_PRINCIPAL: '100000',
   STREAM_CAP_PER_ROOM: '100000',
   CORE_SERVICE_TOKEN: 'dev-core-service-token',
+  // Heartbeats and core rechecks are per-stream background work, not what the stream figures
+  // measure; at the defaults 18,000 idle streams would make 1,200 heartbeats/s and 300 core calls/s.
+  GATEWAY_HEARTBEAT_MS: '600000',
+  GATEWAY_RECHECK_MS: '600000',
 };
 
 export function benchFixture(): { fixture: BenchFixture; document: unknown } {
   const repositoryId = ulid();
   const branchIds = Array.from({ length: 100 }, () => ulid());
+  const streamBranchIds = Array.from({ length: 1100 }, () => ulid());
   const writers = Array.from({ length: 8 }, (_, i) => `u_bench_writer_${i}`);
   const targets = Array.from({ length: 10 }, (_, i) => `u_bench_target_${i}`);
   const members = Object.fromEntries([...writers.map((w) => [w, 'write']), ...targets.map((t) => [t, 'read'])]);
   return {
-    fixture: { repositoryId, branchIds, writers, targets },
+    fixture: { repositoryId, branchIds, streamBranchIds, writers, targets },
     document: {
       users: [...writers, ...targets].map((id) => ({ id })),
       organizations: [{ id: 'o_bench' }],
-      repositories: [{ id: repositoryId, state: 'active', branches: branchIds.map((id) => ({ id, state: 'active' })), members }],
+      repositories: [{ id: repositoryId, state: 'active', branches: [...branchIds, ...streamBranchIds].map((id) => ({ id, state: 'active' })), members }],
       bots: [],
     },
   };

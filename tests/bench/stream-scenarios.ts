@@ -1,4 +1,7 @@
 import type { BenchCluster } from './bench-cluster.ts';
+import { fanoutScenario } from './fanout-scenario.ts';
+import { idleScenario } from './idle-scenario.ts';
+import { latencyScenario } from './latency-scenario.ts';
 
 export interface StreamScenario {
   key: string;
@@ -6,4 +9,5 @@ export interface StreamScenario {
 }
 
 /** Stream scenarios (fan-out, latency, idle streams, mention latency); filled in as the gateway lands. */
-export const scenarios: StreamScenario[] = [];
+// Idle first: its RSS baseline is cleanest before the other scenarios have grown the heap.
+export const scenarios: StreamScenario[] = [idleScenario, fanoutScenario, latencyScenario];

@@ -1,6 +1,40 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync, closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { testConfig } from './test-config.ts';
+
+/**
+ * The folder of this mocha run's logs (`tests/.logs/<run-id>/`): every child's full output goes to a
+ * file there and every minted token to `minted-tokens.txt`, so `zz-no-secrets-in-logs.test.ts` can
+ * look for the tokens in the logs (reliability test 17). One mocha process = one run: the ID is fixed
+ * when this module is first loaded.
+ */
+export const RUN_LOG_DIR = join(testConfig.repoRoot, 'tests', '.logs', `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+
+/** The file listing every token minted during this run, one per line. */
+export const MINTED_TOKENS_FILE = join(RUN_LOG_DIR, 'minted-tokens.txt');
+
+let runLogDirMade = false;
+function ensureRunLogDir(): void {
+  if (runLogDirMade) return;
+  mkdirSync(RUN_LOG_DIR, { recursive: true });
+  runLogDirMade = true;
+}
+
+/** Records a token minted by a test, for the end-of-run search of the logs. */
+export function recordMintedToken(token: string): void {
+  ensureRunLogDir();
+  appendFileSync(MINTED_TOKENS_FILE, `${token}\n`);
+}
+
+let logFileSerial = 0;
+/** Opens this run's log file for one child process (names made file-safe, numbered so none collide). */
+function openRunLogFile(name: string): { fd: number; path: string } {
+  ensureRunLogDir();
+  const path = join(RUN_LOG_DIR, `${String(++logFileSerial).padStart(4, '0')}-${name.replace(/[^A-Za-z0-9_-]+/g, '_')}.log`);
+  return { fd: openSync(path, 'a'), path };
+}
 
 /** Environment variables of the services that a test run must never inherit by accident. */
 const SERVICE_ENV_KEYS = [
@@ -29,6 +63,8 @@ export class ChildService {
   readonly process: ChildProcess;
   private output = '';
   private exited = false;
+  /** Where the full output of this process is written (under RUN_LOG_DIR). */
+  readonly logFile: string;
 
   constructor(private readonly options: ChildServiceOptions) {
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -39,15 +75,25 @@ export class ChildService {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.add(this.process);
+    const file = openRunLogFile(options.name);
+    this.logFile = file.path;
+    let fd: number | undefined = file.fd;
     const keep = (chunk: Buffer) => {
       // Bounded: only the tail matters when a start fails.
       this.output = (this.output + chunk.toString('utf8')).slice(-64 * 1024);
+      // Synchronous, so the file is complete whenever a test reads it, even while the process still runs.
+      if (fd !== undefined) writeSync(fd, chunk);
     };
     this.process.stdout!.on('data', keep);
     this.process.stderr!.on('data', keep);
     this.process.once('exit', () => {
       this.exited = true;
       running.delete(this.process);
+    });
+    // 'close' comes after the last output chunk, so nothing is written after the file is closed.
+    this.process.once('close', () => {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
     });
   }
 

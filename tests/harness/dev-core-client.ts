@@ -1,3 +1,5 @@
+import { recordMintedToken } from './child-service.ts';
+
 /** What `POST /dev/tokens` mints (architecture brief, "The core service and dev-core"). */
 export type TokenType = 'human' | 'bot' | 'core_resource' | 'id_token' | 'app';
 
@@ -16,6 +18,8 @@ export class DevCoreClient {
 
   async mintToken(request: MintRequest): Promise<string> {
     const body = (await this.call('POST', '/dev/tokens', request)) as { token: string };
+    // Every minted token is a secret the services must never log (checked at the end of the run).
+    recordMintedToken(body.token);
     return body.token;
   }
 

@@ -1,4 +1,5 @@
 export { createStreamRouter, ROOM_STREAM_PATHS } from './routes/room-streams.routes.ts';
+export { createInboxStreamRouter, INBOX_STREAM_PATH } from './routes/inbox-streams.routes.ts';
 export { createGatewayRuntime, type GatewayRuntime, type GatewayRuntimeOptions } from './runtime.ts';
 export { GatewayEnvSchema, GatewayEngineEnvSchema, engineSettingsOf, loadGatewayConfig, type GatewayEnv } from './config.ts';
 export { DEFAULT_ENGINE_SETTINGS, resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
@@ -8,6 +9,8 @@ export { openStream, type OpenStreamInput, type StreamEngine } from './domain/st
 export { StreamSession, type CloseReason, type SessionGrant, type SessionSettings } from './domain/stream-session.ts';
 export type { SourceItem, StreamSource } from './domain/stream-source.ts';
 export { createRoomSource } from './domain/room-source.ts';
+export { createInboxSource, inboxCursorScope } from './domain/inbox-source.ts';
+export { inboxOwnerOf, resolveInboxStreamTarget, UNCAPPED_INBOX_LEASE, type InboxStreamTarget } from './domain/open-inbox-stream.ts';
 export { scopeGrant, principalKey } from './domain/scope-grant.ts';
 export { resumeCursor } from './domain/resume-input.ts';
 export { durableFrame, controlFrame, singleLineJson } from './domain/sse-frame.ts';

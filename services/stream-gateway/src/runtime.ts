@@ -4,13 +4,14 @@ import type { StreamLeaseRegistry } from '@chat/coordination';
 import { AppError } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 import { createStore, loadCursorCodec, type Database } from '@chat/store';
-import express, { type Express, type Router } from 'express';
+import express, { Router, type Express } from 'express';
 import type { GatewayDeps } from './deps.ts';
 import type { StreamEngine } from './domain/stream-engine.ts';
 import { StreamHub } from './domain/stream-hub.ts';
 import { errorHandler } from './middleware/error-handler.ts';
 import { requestId } from './middleware/request-id.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
+import { createInboxStreamRouter } from './routes/inbox-streams.routes.ts';
 import { createStreamRouter } from './routes/room-streams.routes.ts';
 import { resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
 
@@ -68,7 +69,7 @@ export async function createGatewayRuntime(options: GatewayRuntimeOptions): Prom
     logger: options.logger,
     clock,
   };
-  const router = createStreamRouter(deps);
+  const router = Router().use(createStreamRouter(deps), createInboxStreamRouter(deps));
   return {
     deps,
     hub,

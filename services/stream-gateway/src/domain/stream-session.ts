@@ -109,8 +109,9 @@ export class StreamSession {
   }
 
   /** A live event of this scope from the backbone (maybe repeated, late or out of order). */
-  onLive(seq: number, data: string): void {
+  onLive(seq: number, payload: string): void {
     if (this.isClosed || seq <= this.lastSeq) return;
+    const data = this.source.fromLive ? this.source.fromLive(seq, payload) : payload;
     if (seq > this.target) this.target = seq;
     if (!this.begun || this.pumping) {
       this.hold(seq, data);

@@ -25,4 +25,9 @@ export interface StreamSource {
   readAfter(afterSeq: number, limit: number): Promise<SourceItem[]>;
   /** The durable cursor of the item with this seq (its SSE id). */
   cursorFor(seq: number): string;
+  /**
+   * Turns a live backbone payload into the event's data, when the two differ (an inbox's payload is
+   * the stored Notification; the event carries a NotificationResponse). Absent: sent as published.
+   */
+  fromLive?(seq: number, payload: string): string;
 }

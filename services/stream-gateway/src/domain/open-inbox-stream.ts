@@ -1,0 +1,46 @@
+import type { VerifiedPrincipal } from '@chat/authz-client';
+import type { StreamLease } from '@chat/coordination';
+import type { CursorCodec } from '@chat/contracts';
+import type { InboxOwner, Store } from '@chat/store';
+import { createInboxSource, inboxCursorScope } from './inbox-source.ts';
+import type { StreamSource } from './stream-source.ts';
+
+export interface InboxStreamTarget {
+  source: StreamSource;
+  afterSeq: number;
+}
+
+/**
+ * The caller's inbox in a repository (the API's rule): a user token speaks for a human, a bot token
+ * for its bot. Nobody can stream another principal's inbox: the owner is always the caller.
+ */
+export function inboxOwnerOf(principal: VerifiedPrincipal, repositoryId: string): InboxOwner {
+  return { repositoryId, principalKind: principal.kind === 'bot' ? 'bot' : 'human', principalId: principal.id };
+}
+
+/**
+ * Resolves what an inbox stream reads, after authorization: the caller's inbox and the seq its cursor
+ * names. A cursor of another inbox (principal or repository) or a forged one is CURSOR_INVALID.
+ * Nothing is created: an inbox never notified yet replays nothing and goes live, so unlike a room
+ * there is no materializing and no 409.
+ * @throws AppError CURSOR_INVALID
+ */
+export function resolveInboxStreamTarget(
+  deps: { store: Store; cursors: CursorCodec },
+  input: { principal: VerifiedPrincipal; repositoryId: string; cursor: string | undefined },
+): InboxStreamTarget {
+  const owner = inboxOwnerOf(input.principal, input.repositoryId);
+  const afterSeq = input.cursor === undefined ? 0 : deps.cursors.decode(inboxCursorScope(owner), input.cursor);
+  return { source: createInboxSource(deps, owner), afterSeq };
+}
+
+/**
+ * The lease of an inbox stream. Inbox streams are not capped: the spec gives the inbox stream no 429
+ * (its statuses are 200, 400, 401, 403, 503), so a cap would have no honest way to refuse. What an
+ * inbox stream can cost is bounded elsewhere: one per caller and repository in practice, a hub map
+ * entry when idle, and the output limits per stream.
+ */
+export const UNCAPPED_INBOX_LEASE: StreamLease = Object.freeze({
+  id: 'inbox-uncapped',
+  release: async () => undefined,
+});

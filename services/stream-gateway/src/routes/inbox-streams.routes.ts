@@ -1,0 +1,43 @@
+import { Router, type Request, type Response } from 'express';
+import type { GatewayDeps } from '../deps.ts';
+import { resolveInboxStreamTarget, UNCAPPED_INBOX_LEASE } from '../domain/open-inbox-stream.ts';
+import { resumeCursor } from '../domain/resume-input.ts';
+import { scopeGrant } from '../domain/scope-grant.ts';
+import { openStream } from '../domain/stream-engine.ts';
+import { authenticate, authorizeRead, parseScope, requireEventStream, scopeRequest } from '../middleware/access.ts';
+import { errorHandler } from '../middleware/error-handler.ts';
+import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
+import { requestId } from '../middleware/request-id.ts';
+
+/** streamRepositoryInbox. */
+export const INBOX_STREAM_PATH = '/v1/repositories/:repositoryId/inbox/events';
+
+/**
+ * The inbox stream route, self-contained like the room streams. Order: request ID, token, scope, live
+ * read authorization on the repository (what a principal needs for its own inbox there), then resume
+ * input and Accept, then the stream. No stream cap and no materializing: see `UNCAPPED_INBOX_LEASE`.
+ */
+export function createInboxStreamRouter(deps: GatewayDeps): Router {
+  const router = Router();
+  router
+    .route(INBOX_STREAM_PATH)
+    .get(requestId, authenticate(deps), parseScope, authorizeRead(deps), (req, res) => streamInbox(deps, req, res))
+    .all(requestId, methodNotAllowed('GET'));
+  router.use(INBOX_STREAM_PATH, errorHandler(deps.logger));
+  return router;
+}
+
+async function streamInbox(deps: GatewayDeps, req: Request, res: Response): Promise<void> {
+  const { principal, scope, requestId: id } = res.locals;
+  const cursor = resumeCursor(req.headers['last-event-id'], req.query.cursor);
+  requireEventStream(req);
+  const target = resolveInboxStreamTarget(deps, { principal, repositoryId: scope.repositoryId, cursor });
+  await openStream(deps.engine, {
+    res,
+    source: target.source,
+    afterSeq: target.afterSeq,
+    grant: scopeGrant(deps.core, principal, scopeRequest(scope)),
+    lease: UNCAPPED_INBOX_LEASE,
+    requestId: id,
+  });
+}

@@ -1,0 +1,56 @@
+import { inboxKey, toNotificationResponse, toStoredNotification, type InboxOwner, type NotificationRow } from '@chat/store';
+import { ulid } from 'ulid';
+import { inboxCursorScope } from '../domain/inbox-source.ts';
+import type { GatewayHarness } from './gateway-harness.ts';
+
+/** The inbox path of a repository. */
+export function inboxEventsPath(repositoryId: string): string {
+  return `/v1/repositories/${repositoryId}/inbox/events`;
+}
+
+export const human = (repositoryId: string, principalId = 'u_alice'): InboxOwner => ({ repositoryId, principalKind: 'human', principalId });
+export const bot = (repositoryId: string, principalId = 'b_ci'): InboxOwner => ({ repositoryId, principalKind: 'bot', principalId });
+
+/**
+ * Writes one notification the way the notifier does (inbox, counters, notification and outbox entry
+ * in one transaction), then publishes its stored form on `notifications` unless told not to.
+ */
+export async function notify(h: GatewayHarness, owner: InboxOwner, options: { publish?: boolean; branchId?: string } = {}): Promise<NotificationRow> {
+  const outcome = await h.gateway.deps.store.notifications.append(
+    owner,
+    {
+      messageId: ulid(),
+      roomId: ulid(),
+      branchId: options.branchId ?? null,
+      senderKind: 'user',
+      senderId: 'u_bob',
+      spans: [
+        { startByte: 0, endByte: 6 },
+        { startByte: 10, endByte: 16 },
+      ],
+    },
+    { now: new Date(), outboxPayload: (row) => JSON.stringify(toStoredNotification(row)) },
+  );
+  if (outcome.kind !== 'created') throw new Error(`notification append was ${outcome.kind}`);
+  if (options.publish !== false) await publishNotification(h, outcome.notification);
+  return outcome.notification;
+}
+
+/** Publishes a committed notification the way the notifier does after commit. */
+export async function publishNotification(h: GatewayHarness, row: NotificationRow): Promise<void> {
+  await h.backbone.publish([{ channel: 'notifications', scopeKey: row.inboxKey, seq: row.seq, data: JSON.stringify(toStoredNotification(row)) }]);
+}
+
+export function inboxCursorOf(h: GatewayHarness, owner: InboxOwner, seq: number): string {
+  return h.gateway.deps.cursors.encode(inboxCursorScope(owner), seq);
+}
+
+/** What a `notification` event must carry for `row`, against checkpoint `ackSeq`. */
+export function expectedNotification(h: GatewayHarness, owner: InboxOwner, row: NotificationRow, ackSeq: number) {
+  return toNotificationResponse(row, ackSeq, inboxCursorOf(h, owner, row.seq));
+}
+
+/** Moves the owner's checkpoint from `fromSeq` to `toSeq`, as the acknowledgement endpoint does. */
+export async function acknowledge(h: GatewayHarness, owner: InboxOwner, fromSeq: number, toSeq: number): Promise<void> {
+  if (!(await h.gateway.deps.store.inboxes.advanceAck(inboxKey(owner), fromSeq, toSeq))) throw new Error('checkpoint did not move');
+}

@@ -1,0 +1,183 @@
+import { once } from 'node:events';
+import { ulid } from 'ulid';
+import { ApiClient } from './api-client.ts';
+import { ChildService } from './child-service.ts';
+import { DevCoreClient } from './dev-core-client.ts';
+import { startDevCoreProcess, type DevCoreProcess } from './dev-core-process.ts';
+import { SharedFixture, type Scenario } from './fixture-factory.ts';
+import { freePort } from './free-port.ts';
+import { Actors } from './stacks.ts';
+import { testConfig } from './test-config.ts';
+
+/**
+ * One service process of the distributed setup (a standalone API or gateway) on fixed ports, so it
+ * can be SIGKILLed and started again where clients expect it. Ready when its admin `/readyz` is 200.
+ */
+export class RestartableService {
+  private child: ChildService | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly script: string,
+    /** Public port (streams or API). */
+    readonly port: number,
+    readonly adminPort: number,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get adminUrl(): string {
+    return `http://127.0.0.1:${this.adminPort}`;
+  }
+
+  /** The running child (undefined before the first start). */
+  get process(): ChildService | undefined {
+    return this.child;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && !this.child.hasExited;
+  }
+
+  get pid(): number | undefined {
+    return this.running ? this.child!.pid : undefined;
+  }
+
+  /** Starts the process and waits for readiness; `extraEnv` is added for this start only. */
+  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+    if (this.running) throw new Error(`${this.name} is already running`);
+    this.child = new ChildService({ name: this.name, script: this.script, env: { ...this.env, ...extraEnv } });
+    try {
+      await this.child.waitUntil(async () => (await fetch(`${this.adminUrl}/readyz`)).status === 200, 60_000);
+    } catch (err) {
+      await this.child.stop();
+      throw err;
+    }
+  }
+
+  /** SIGKILL: no drain, no lease release, sockets reset. Resolves once the process is gone. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.hasExited) return;
+    const exited = once(child.process, 'exit');
+    child.process.kill('SIGKILL');
+    await exited;
+  }
+
+  /** Resolves when the process exits by itself (e.g. a test fault), or rejects after `timeoutMs`. */
+  async exited(timeoutMs: number): Promise<void> {
+    const child = this.child;
+    if (!child || child.hasExited) return;
+    await Promise.race([
+      once(child.process, 'exit'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`${this.name} did not exit within ${timeoutMs} ms`)), timeoutMs).unref()),
+    ]);
+  }
+
+  /** SIGTERM (graceful), SIGKILL after the grace. */
+  async stop(graceMs = 5000): Promise<void> {
+    await this.child?.stop(graceMs);
+  }
+
+  get log(): string {
+    return this.child?.log ?? '';
+  }
+}
+
+export interface GatewayClusterOptions {
+  apis: number;
+  gateways: number;
+  /** Redis for every process. @defaultValue the test Redis */
+  redisUrl?: string;
+  /** Environment of every API process. */
+  apiEnv?: Record<string, string>;
+  /** Environment of every gateway process. */
+  gatewayEnv?: Record<string, string>;
+}
+
+/**
+ * The distributed setup: stand-alone dev-core, `apis` API processes and `gateways` gateway
+ * processes on the real PostgreSQL and one Redis, all sharing a fresh REDIS_KEY_PREFIX so runs never
+ * see each other's streams or leases.
+ */
+export interface GatewayCluster {
+  core: DevCoreClient;
+  fixture: SharedFixture;
+  keyPrefix: string;
+  apis: RestartableService[];
+  gateways: RestartableService[];
+  /** One validating client per API process. */
+  apiClients: ApiClient[];
+  scenario(): Promise<{ scenario: Scenario; actors: Actors }>;
+  stop(): Promise<void>;
+}
+
+/** Starts dev-core, then every API and gateway at once. */
+export async function startGatewayCluster(options: GatewayClusterOptions): Promise<GatewayCluster> {
+  const devCore: DevCoreProcess = await startDevCoreProcess();
+  const keyPrefix = `e2e-${ulid().toLowerCase()}`;
+  const common = {
+    HOST: '127.0.0.1',
+    DATABASE_URL: testConfig.databaseUrl,
+    REDIS_URL: options.redisUrl ?? testConfig.redisUrl,
+    REDIS_KEY_PREFIX: keyPrefix,
+    CORE_URL: devCore.url,
+    LOG_LEVEL: 'warn',
+  };
+  const apis: RestartableService[] = [];
+  const gateways: RestartableService[] = [];
+  for (let i = 0; i < options.apis; i += 1) {
+    const [port, admin] = [await freePort(), await freePort()];
+    apis.push(
+      new RestartableService(`api-${i}`, 'services/api/src/main.ts', port, admin, {
+        ...common,
+        PORT: String(port),
+        API_ADMIN_PORT: String(admin),
+        APPEND_RATE_LIMIT: '1000000',
+        ...options.apiEnv,
+      }),
+    );
+  }
+  for (let i = 0; i < options.gateways; i += 1) {
+    const [port, admin] = [await freePort(), await freePort()];
+    gateways.push(
+      new RestartableService(`gateway-${i}`, 'services/stream-gateway/src/main.ts', port, admin, {
+        ...common,
+        PORT: String(port),
+        GATEWAY_ADMIN_PORT: String(admin),
+        GATEWAY_DRAIN_MS: '500',
+        ...options.gatewayEnv,
+      }),
+    );
+  }
+  const apiClients = apis.map((a) => new ApiClient(a.url));
+  const stop = async () => {
+    for (const client of apiClients) client.close();
+    await Promise.all([...apis, ...gateways].map((s) => s.stop(2000)));
+    await devCore.stop();
+  };
+  const started = await Promise.allSettled([...apis, ...gateways].map((s) => s.start()));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await stop();
+    throw failed.reason;
+  }
+  const core = new DevCoreClient(devCore.url);
+  const fixture = new SharedFixture(core);
+  return {
+    core,
+    fixture,
+    keyPrefix,
+    apis,
+    gateways,
+    apiClients,
+    async scenario() {
+      const scenario = await fixture.scenario();
+      return { scenario, actors: new Actors(core, scenario) };
+    },
+    stop,
+  };
+}
