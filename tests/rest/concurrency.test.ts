@@ -56,6 +56,14 @@ describe(`concurrency: ${PROCESSES} processes on one PostgreSQL + Redis, ${CLIEN
     let nodeTurn = 0;
     const nextNode = () => nodePlan[nodeTurn++ % nodePlan.length]!;
 
+    // A real client retries a 503 (core or store briefly unavailable under load) with the same key.
+    const append = async (body: { bodyMarkdown: string }, token: string, key: string) => {
+      for (let attempt = 0; ; attempt++) {
+        const answer = await nextNode().append<MessageResponse>(scope, token, body, { key });
+        if (answer.status !== 503 || attempt >= 20) return answer;
+        await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
+      }
+    };
     const sent: Sent[] = [];
     await Promise.all(
       plans.map(async (plan, client) => {
@@ -65,9 +73,9 @@ describe(`concurrency: ${PROCESSES} processes on one PostgreSQL + Redis, ${CLIEN
           sent.push(record);
           const body = { bodyMarkdown: `client ${client} message ${seq}` };
           // Concurrent copies of one request through different processes.
-          record.answers.push(...(await Promise.all(Array.from({ length: step.copies }, () => nextNode().append<MessageResponse>(scope, token, body, { key: record.key })))));
+          record.answers.push(...(await Promise.all(Array.from({ length: step.copies }, () => append(body, token, record.key)))));
           await new Promise((r) => setTimeout(r, step.pause));
-          if (step.later) record.answers.push(await nextNode().append<MessageResponse>(scope, token, body, { key: record.key }));
+          if (step.later) record.answers.push(await append(body, token, record.key));
         }
       }),
     );

@@ -49,6 +49,8 @@ export const ApiEnvSchema = z.object({
   APPEND_RATE_SCOPE: z.enum(['sender-room', 'sender']).default('sender-room'),
   /** With Redis unreachable: `open` lets appends through, `closed` answers 503. @defaultValue open */
   APPEND_RATE_FAILURE_MODE: z.enum(['open', 'closed']).default('open'),
+  /** Longest wait for the shared rate window in Redis before APPEND_RATE_FAILURE_MODE applies. @defaultValue 1000 */
+  APPEND_RATE_TIMEOUT_MS: positiveInt.max(10_000).default(1000),
   /** pino log level. @defaultValue info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -15,6 +15,7 @@ export function createRateLimiter(env: ApiEnv, logger: Logger): AppendRateLimite
     redis: env.REDIS_URL,
     keyPrefix: env.REDIS_KEY_PREFIX,
     failureMode: env.APPEND_RATE_FAILURE_MODE,
+    timeoutMs: env.APPEND_RATE_TIMEOUT_MS,
     onFailure: (err: unknown) => logger.warn({ err }, 'append rate limiter unavailable'),
   });
 }
