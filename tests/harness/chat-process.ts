@@ -37,7 +37,7 @@ export async function startChatProcess(options: ChatProcessOptions = {}): Promis
       DEV_CORE_PORT: String(devCorePort),
       DATA_DIR: dataDir,
       PRINT_DEMO_TOKENS: 'false',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       ...options.env,
     },
   });

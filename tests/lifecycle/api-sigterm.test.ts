@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { MessagePageResponse, MessageResponse } from '@chat/contracts';
 import { ulid } from 'ulid';
-import { ApiClient, roomPath } from '../harness/api-client.ts';
+import { ApiClient, roomPath, type ApiResponse } from '../harness/api-client.ts';
 import { Actors } from '../harness/stacks.ts';
 import { sendOnce, type Outcome } from './one-shot-http.ts';
 import { sleep, startLifecycleWorld, terminate, type LifecycleWorld, type ServiceProcess, type Termination } from './service-processes.ts';
@@ -28,7 +28,9 @@ interface Sent {
   attempts: Attempt[];
 }
 
-const acknowledged = (a: Attempt) => a.outcome.kind === 'answered' && (a.outcome.response.status === 201 || a.outcome.response.status === 200);
+/** The answer of an attempt, if it got one. */
+const answerOf = (a: Attempt): ApiResponse<MessageResponse> | undefined => (a.outcome.kind === 'answered' ? a.outcome.response : undefined);
+const isAcknowledgement = (r: ApiResponse<MessageResponse> | undefined): r is ApiResponse<MessageResponse> => r !== undefined && (r.status === 201 || r.status === 200);
 const statusOf = (a: Attempt) => (a.outcome.kind === 'answered' ? a.outcome.response.status : a.outcome.kind);
 
 describe('lifecycle: SIGTERM to an API process under load', function () {
@@ -106,10 +108,10 @@ describe('lifecycle: SIGTERM to an API process under load', function () {
     expect(inFlightAtSignal.length, 'requests were in flight on A when SIGTERM arrived').to.be.greaterThan(0);
 
     // Everything A answered is a 201 that passes the contract: no 5xx, no 503 while draining.
-    for (const x of a) {
-      if (x.outcome.kind !== 'answered') continue;
-      expect(x.outcome.response.status, x.outcome.response.text).to.equal(201);
-      expect(contract.problems({ method: 'POST', path }, x.outcome.response)).to.deep.equal([]);
+    for (const answer of a.map(answerOf)) {
+      if (!answer) continue;
+      expect(answer.status, answer.text).to.equal(201);
+      expect(contract.problems({ method: 'POST', path }, answer)).to.deep.equal([]);
     }
     // A connection cut after connecting is allowed only if A never committed the request (a
     // connection still in the listen backlog when A closed it): then B's retry is the first, a 201.
@@ -121,12 +123,13 @@ describe('lifecycle: SIGTERM to an API process under load', function () {
     // Every key ended acknowledged exactly once; retries gave the original.
     const acknowledgedIds = new Map<string, Sent>();
     for (const r of sent) {
-      const acks = r.attempts.filter(acknowledged).map((x) => (x.outcome as { response: { status: number; body: MessageResponse } }).response);
+      const acks = r.attempts.map(answerOf).filter(isAcknowledgement);
       expect(acks.length, `key ${r.key}: ${r.attempts.map(statusOf)}`).to.be.greaterThan(0);
       expect(acks.filter((x) => x.status === 201), `key ${r.key}: one 201`).to.have.length(1);
       expect(new Set(acks.map((x) => x.body.messageId)).size, `key ${r.key}: retries returned the original`).to.equal(1);
-      for (const x of r.attempts.filter((y) => y.node === 'B' && y.outcome.kind === 'answered')) {
-        expect(contract.problems({ method: 'POST', path }, (x.outcome as { response: never }).response)).to.deep.equal([]);
+      for (const x of r.attempts.filter((y) => y.node === 'B')) {
+        const answer = answerOf(x);
+        if (answer) expect(contract.problems({ method: 'POST', path }, answer)).to.deep.equal([]);
       }
       acknowledgedIds.set(acks[0]!.body.messageId, r);
     }

@@ -69,14 +69,16 @@ describe('lifecycle: SIGTERM to a stream gateway with open streams', function ()
     };
     const clients: Client[] = Array.from({ length: CLIENTS }, () => ({ received: [], lastId: undefined, handoffs: [], ends: [], current: undefined }));
     // First streams on A; when one ends, the client reconnects to B from its last processed message.
+    // (Wrapped in an object: an async function returning a promise would wait for it.)
     const lifecycles = await Promise.all(
       clients.map(async (client) => {
         const first = await connect(client, gatewayA.url, 1);
-        return (async () => {
+        const resumed = (async () => {
           const end = await first.done;
           client.ends.push({ connection: 1, end, handoffBefore: client.handoffs.some((h) => h.connection === 1) });
           await connect(client, gatewayB.url, 2);
         })();
+        return { resumed };
       }),
     );
 
@@ -99,7 +101,7 @@ describe('lifecycle: SIGTERM to a stream gateway with open streams', function ()
       await eventually('every client to receive a message on gateway A', () => clients.every((c) => c.received.length > 0), 20_000);
       signalledAt = Date.now();
       termination = await terminate(gatewayA, DRAIN_MS + 20_000);
-      await Promise.all(lifecycles);
+      await Promise.all(lifecycles.map((l) => l.resumed));
       await sleep(1000);
     } finally {
       writing = false;

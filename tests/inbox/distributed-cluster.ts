@@ -1,0 +1,86 @@
+import { ulid } from 'ulid';
+import { ChildService } from '../harness/child-service.ts';
+import { DevCoreClient } from '../harness/dev-core-client.ts';
+import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-process.ts';
+import { freePort } from '../harness/free-port.ts';
+import { testConfig } from '../harness/test-config.ts';
+
+export type Role = 'api' | 'gateway' | 'notifier';
+
+const SCRIPTS: Record<Role, string> = {
+  api: 'services/api/src/main.ts',
+  gateway: 'services/stream-gateway/src/main.ts',
+  notifier: 'services/notifier/src/main.ts',
+};
+
+const ADMIN_PORT_VARIABLE: Record<Role, string> = { api: 'API_ADMIN_PORT', gateway: 'GATEWAY_ADMIN_PORT', notifier: 'NOTIFIER_ADMIN_PORT' };
+
+export interface ServiceHandle {
+  role: Role;
+  service: ChildService;
+  /** Public base URL (api and gateway). */
+  url: string;
+}
+
+/** The distributed shape: each service its own process, on one PostgreSQL, one Redis and dev-core. */
+export interface DistributedCluster {
+  core: DevCoreClient;
+  /** The random REDIS_KEY_PREFIX of this run. */
+  keyPrefix: string;
+  apis: ServiceHandle[];
+  gateways: ServiceHandle[];
+  notifiers: ServiceHandle[];
+  stop(): Promise<void>;
+}
+
+export interface ClusterShape {
+  apis: number;
+  gateways: number;
+  notifiers: number;
+  /** Extra environment per role. */
+  env?: Partial<Record<Role, Record<string, string>>>;
+}
+
+/**
+ * Starts dev-core, then the API, gateway and notifier processes (`node --import tsx <main>`), each
+ * ready once its admin server's `/readyz` answers 200. The Redis key prefix is fresh per run, so
+ * consumer groups and streams of other runs are never met.
+ */
+export async function startDistributedCluster(shape: ClusterShape): Promise<DistributedCluster> {
+  const devCore: DevCoreProcess = await startDevCoreProcess();
+  const keyPrefix = `e2e-${ulid().toLowerCase()}`;
+  const handles: ServiceHandle[] = [];
+  const stop = async () => {
+    await Promise.allSettled(handles.map((h) => h.service.stop()));
+    await devCore.stop();
+  };
+  const shared = {
+    DATABASE_URL: testConfig.databaseUrl,
+    REDIS_URL: testConfig.redisUrl,
+    CORE_URL: devCore.url,
+    REDIS_KEY_PREFIX: keyPrefix,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
+  const start = async (role: Role, index: number): Promise<ServiceHandle> => {
+    const port = await freePort();
+    const adminPort = await freePort();
+    const service = new ChildService({
+      name: `${role}-${index}`,
+      script: SCRIPTS[role],
+      env: { ...shared, PORT: String(port), [ADMIN_PORT_VARIABLE[role]]: String(adminPort), ...shape.env?.[role] },
+    });
+    const handle = { role, service, url: `http://127.0.0.1:${port}` };
+    handles.push(handle);
+    await service.waitUntil(async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200, 120_000);
+    return handle;
+  };
+  try {
+    const many = (role: Role, count: number) => Promise.all(Array.from({ length: count }, (_, i) => start(role, i)));
+    const [apis, gateways, notifiers] = await Promise.all([many('api', shape.apis), many('gateway', shape.gateways), many('notifier', shape.notifiers)]);
+    return { core: new DevCoreClient(devCore.url), keyPrefix, apis, gateways, notifiers, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
