@@ -7,6 +7,7 @@ import { DevCoreClient } from '../harness/dev-core-client.ts';
 import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-process.ts';
 import { freePort } from '../harness/free-port.ts';
 import { testConfig } from '../harness/test-config.ts';
+import { createScratchDatabase } from '../inbox/scratch-database.ts';
 
 export type BenchMode = 'all-in-one' | 'distributed';
 
@@ -65,9 +66,11 @@ export function benchFixture(): { fixture: BenchFixture; document: unknown } {
 
 /**
  * Starts what a benchmark measures: one all-in-one process (embedded database and backbone), or the
- * distributed shape on PostgreSQL and Redis with `apis` API processes and `gateways` gateway processes.
+ * distributed shape on PostgreSQL and Redis with `apis` API processes, `gateways` gateway processes and
+ * `notifiers` notifier processes (default 1), on a fresh database and Redis key prefix (a notifier sweeps
+ * every fan-out row of its database, so it must not share one with other runs).
  */
-export async function startBenchCluster(mode: BenchMode, shape: { apis: number; gateways: number } = { apis: 2, gateways: 2 }): Promise<BenchCluster> {
+export async function startBenchCluster(mode: BenchMode, shape: { apis: number; gateways: number; notifiers?: number } = { apis: 2, gateways: 2 }): Promise<BenchCluster> {
   const { fixture, document } = benchFixture();
   const services: BenchCluster['services'] = [];
   const cleanups: Array<() => Promise<void>> = [];
@@ -98,7 +101,9 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     cleanups.push(() => devCore.stop());
     const core = new DevCoreClient(devCore.url);
     await core.putFixture(document);
-    const shared = { ...BENCH_ENV, DATABASE_URL: testConfig.databaseUrl, REDIS_URL: testConfig.redisUrl, CORE_URL: devCore.url, HOST: '127.0.0.1' };
+    const database = await createScratchDatabase('bench');
+    cleanups.push(() => database.drop());
+    const shared = { ...BENCH_ENV, DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: `bench-${ulid().toLowerCase()}`, CORE_URL: devCore.url, HOST: '127.0.0.1' };
     const start = async (role: 'api' | 'gateway' | 'notifier', script: string, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const adminPort = await freePort();
@@ -114,6 +119,7 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     };
     const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
     const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
+    await Promise.all(Array.from({ length: shape.notifiers ?? 1 }, () => start('notifier', 'services/notifier/src/main.ts')));
     return { mode, apiUrls, gatewayUrls, core, fixture, services, stop };
   } catch (err) {
     await stop();

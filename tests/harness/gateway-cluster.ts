@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { ulid } from 'ulid';
 import { ApiClient } from './api-client.ts';
 import { ChildService } from './child-service.ts';
@@ -180,4 +181,25 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     },
     stop,
   };
+}
+
+/** The value of one Prometheus sample on a service's admin `/metrics` (0 when absent). */
+export async function readMetric(service: RestartableService, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${service.adminUrl}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!match || match[1] !== name) continue;
+    if (wanted.every((w) => (match[2] ?? '').includes(w))) return Number(match[3]);
+  }
+  return 0;
+}
+
+/** Resident memory of a running process in bytes (from /proc). */
+export async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status);
+  if (!kb) throw new Error(`no VmRSS for ${pid}`);
+  return Number(kb[1]) * 1024;
 }

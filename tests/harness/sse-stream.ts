@@ -1,4 +1,5 @@
 import { request, type IncomingMessage } from 'node:http';
+import type { ApiResponse } from './api-client.ts';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 /** How one SSE connection ended. */
@@ -113,4 +114,16 @@ export function openSse(url: string, token: string | undefined, options: OpenSse
     });
     req.end();
   });
+}
+
+/** A refused stream's answer in the API client's shape, so the OpenAPI validator can check it. */
+export function refusalAsApiResponse(connection: SseConnection): ApiResponse {
+  let body: unknown;
+  try {
+    body = JSON.parse(connection.errorBody);
+  } catch {
+    body = undefined;
+  }
+  const requestId = connection.headers['x-request-id'];
+  return { status: connection.status, headers: connection.headers, text: connection.errorBody, body, requestId: Array.isArray(requestId) ? requestId[0] : requestId };
 }

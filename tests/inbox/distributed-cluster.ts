@@ -4,6 +4,7 @@ import { DevCoreClient } from '../harness/dev-core-client.ts';
 import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-process.ts';
 import { freePort } from '../harness/free-port.ts';
 import { testConfig } from '../harness/test-config.ts';
+import { createScratchDatabase } from './scratch-database.ts';
 
 export type Role = 'api' | 'gateway' | 'notifier';
 
@@ -25,6 +26,8 @@ export interface ServiceHandle {
 /** The distributed shape: each service its own process, on one PostgreSQL, one Redis and dev-core. */
 export interface DistributedCluster {
   core: DevCoreClient;
+  /** The fresh database of this run. */
+  databaseUrl: string;
   /** The random REDIS_KEY_PREFIX of this run. */
   keyPrefix: string;
   apis: ServiceHandle[];
@@ -43,19 +46,24 @@ export interface ClusterShape {
 
 /**
  * Starts dev-core, then the API, gateway and notifier processes (`node --import tsx <main>`), each
- * ready once its admin server's `/readyz` answers 200. The Redis key prefix is fresh per run, so
- * consumer groups and streams of other runs are never met.
+ * ready once its admin server's `/readyz` answers 200. The database and the Redis key prefix are
+ * fresh per run, so rows, consumer groups and streams of other runs are never met.
  */
 export async function startDistributedCluster(shape: ClusterShape): Promise<DistributedCluster> {
-  const devCore: DevCoreProcess = await startDevCoreProcess();
+  const database = await createScratchDatabase('e2e');
+  const devCore: DevCoreProcess = await startDevCoreProcess().catch(async (err: unknown) => {
+    await database.drop();
+    throw err;
+  });
   const keyPrefix = `e2e-${ulid().toLowerCase()}`;
   const handles: ServiceHandle[] = [];
   const stop = async () => {
     await Promise.allSettled(handles.map((h) => h.service.stop()));
     await devCore.stop();
+    await database.drop();
   };
   const shared = {
-    DATABASE_URL: testConfig.databaseUrl,
+    DATABASE_URL: database.url,
     REDIS_URL: testConfig.redisUrl,
     CORE_URL: devCore.url,
     REDIS_KEY_PREFIX: keyPrefix,
@@ -78,7 +86,7 @@ export async function startDistributedCluster(shape: ClusterShape): Promise<Dist
   try {
     const many = (role: Role, count: number) => Promise.all(Array.from({ length: count }, (_, i) => start(role, i)));
     const [apis, gateways, notifiers] = await Promise.all([many('api', shape.apis), many('gateway', shape.gateways), many('notifier', shape.notifiers)]);
-    return { core: new DevCoreClient(devCore.url), keyPrefix, apis, gateways, notifiers, stop };
+    return { core: new DevCoreClient(devCore.url), databaseUrl: database.url, keyPrefix, apis, gateways, notifiers, stop };
   } catch (err) {
     await stop();
     throw err;

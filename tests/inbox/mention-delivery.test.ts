@@ -127,9 +127,10 @@ describe('inbox end to end: 2 API, 2 notifier and 2 gateway processes on Postgre
     const gatewayUrls = cluster.gateways.map((g) => g.url);
     const scopes = [{ repositoryId: world.repositoryId }, ...world.branchIds.map((branchId) => ({ repositoryId: world.repositoryId, branchId }))];
 
-    // Readers first: their inboxes do not exist yet, so each replays nothing and then goes live.
+    // Readers first: their inboxes do not exist yet, so each replays nothing and then goes live. A
+    // reader drops most connections itself at a random moment and keeps some until the gateway's handoff.
     const readers = new Map(
-      targets.map((t) => [t.id, new ResumingInboxReader({ gatewayUrls, repositoryId: world.repositoryId, token: t.token, connectionMs: () => 150 + random() * 1500, random })]),
+      targets.map((t) => [t.id, new ResumingInboxReader({ gatewayUrls, repositoryId: world.repositoryId, token: t.token, connectionMs: () => (random() < 0.25 ? Infinity : 150 + random() * 1500), random })]),
     );
     for (const reader of readers.values()) reader.start();
 
@@ -195,7 +196,7 @@ describe('inbox end to end: 2 API, 2 notifier and 2 gateway processes on Postgre
       const lostIds = want.filter((e) => !ids.includes(e.messageId)).map((e) => e.messageId);
       const duplicated = ids.length - new Set(ids).size;
       const unexpected = ids.filter((id) => !byMessage.has(id)).length;
-      const diagnosis = lostIds.length > 0 ? await fanoutState(lostIds) : '';
+      const diagnosis = lostIds.length > 0 ? await fanoutState(cluster.databaseUrl, lostIds) : '';
       expect({ lost: lostIds.length, duplicated, unexpected }, `${context}: inbox of ${target.kind} ${target.id}${diagnosis}`).to.deep.equal({ lost: 0, duplicated: 0, unexpected: 0 });
       for (const item of items) {
         const e = byMessage.get(item.messageId)!;
@@ -238,7 +239,7 @@ describe('inbox end to end: 2 API, 2 notifier and 2 gateway processes on Postgre
     expect(handoffs, 'gateways rotated streams during the run').to.be.greaterThan(0);
 
     // The store agrees: one notification per (message, target), nothing else in this repository.
-    const client = new pg.Client({ connectionString: testConfig.databaseUrl });
+    const client = new pg.Client({ connectionString: cluster.databaseUrl });
     await client.connect();
     try {
       const { rows } = await client.query<{ total: string; distinct_pairs: string }>(
@@ -269,8 +270,8 @@ async function listAll(api: ApiClient, repositoryId: string, token: string, rand
 }
 
 /** What the store holds about messages whose notifications are missing, for the failure message. */
-async function fanoutState(messageIds: string[]): Promise<string> {
-  const client = new pg.Client({ connectionString: testConfig.databaseUrl });
+async function fanoutState(databaseUrl: string, messageIds: string[]): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const fanout = await client.query('SELECT * FROM mention_fanout WHERE message_id = ANY($1)', [messageIds]);

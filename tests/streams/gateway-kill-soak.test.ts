@@ -55,11 +55,11 @@ describe('streams: gateway SIGKILL soak (reliability test 1)', function () {
     const kills: number[] = [];
     const t0 = Date.now();
     const writing = Promise.all(
-      Array.from({ length: WRITERS }, (_, w) => writeMessages(cluster.apiClients, scope, writerTokens[w % 2]!, `writer ${w}`, MESSAGES / WRITERS, 12)),
+      Array.from({ length: WRITERS }, (_, w) => writeMessages(cluster.apiClients, scope, writerTokens[w % 2]!, `writer ${w}`, MESSAGES / WRITERS, 0)),
     );
     const chaos = (async () => {
       for (let round = 0; round < 2; round += 1) {
-        await sleep(700 + random() * 800);
+        await sleep(round === 0 ? 500 + random() * 500 : 200 + random() * 300);
         await victim.kill();
         kills.push(Date.now() - t0);
         await sleep(200);

@@ -57,6 +57,12 @@ export interface ConsumeOptions {
    * @defaultValue 5
    */
   maxDeliveries?: number;
+  /**
+   * Handler runs in flight at once within a read batch. Above 1, entries are handled out of order
+   * (also within one scope): for consumers whose results carry their own order, like the notifier.
+   * @defaultValue 1
+   */
+  concurrency?: number;
   /** Reports handler failures and connection trouble; the consumer keeps going. */
   onError?: (err: Error) => void;
 }
@@ -144,6 +150,7 @@ export const CONSUME_DEFAULTS = {
   blockMs: 1000,
   claimIdleMs: 30_000,
   maxDeliveries: 5,
+  concurrency: 1,
 } as const;
 
 export type ResolvedConsumeOptions = Required<Omit<ConsumeOptions, 'onError'>> & Pick<ConsumeOptions, 'onError'>;
@@ -155,6 +162,7 @@ export function resolveConsumeOptions(opts: ConsumeOptions): ResolvedConsumeOpti
     blockMs: opts.blockMs ?? CONSUME_DEFAULTS.blockMs,
     claimIdleMs: opts.claimIdleMs ?? CONSUME_DEFAULTS.claimIdleMs,
     maxDeliveries: opts.maxDeliveries ?? CONSUME_DEFAULTS.maxDeliveries,
+    concurrency: opts.concurrency ?? CONSUME_DEFAULTS.concurrency,
   };
 }
 

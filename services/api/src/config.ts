@@ -51,6 +51,19 @@ export const ApiEnvSchema = z.object({
   APPEND_RATE_FAILURE_MODE: z.enum(['open', 'closed']).default('open'),
   /** Longest wait for the shared rate window in Redis before APPEND_RATE_FAILURE_MODE applies. @defaultValue 1000 */
   APPEND_RATE_TIMEOUT_MS: positiveInt.max(10_000).default(1000),
+  /**
+   * TEST ONLY: `commit:N` kills the process (SIGKILL) right after the Nth new message's commit and
+   * before its publish; `publish:N` after its publish and before the response. Never set in production.
+   * @defaultValue unset (off)
+   */
+  CHAT_TEST_FAULT_EXIT_AFTER_COMMIT: z
+    .string()
+    .regex(/^(commit|publish):[1-9][0-9]*$/, 'must be commit:N or publish:N')
+    .transform((v) => {
+      const [point, nth] = v.split(':') as ['commit' | 'publish', string];
+      return { point, nth: Number(nth) };
+    })
+    .optional(),
   /** pino log level. @defaultValue info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

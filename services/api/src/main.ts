@@ -6,6 +6,7 @@ import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/ba
 import { createLogger, startAdminServer } from '@chat/observability';
 import { databaseTargetFor, migrate, openDatabase } from '@chat/store';
 import { ApiEnvSchema, parseEnv, type ApiEnv } from './config.ts';
+import { crashingAppendFaults } from './domain/append-faults.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { listen } from './http-server.ts';
 import { createApiRuntime } from './runtime.ts';
@@ -35,6 +36,9 @@ const api = await createApiRuntime({
   core: { url: env.CORE_URL, serviceToken: env.CORE_SERVICE_TOKEN, timeoutMs: env.CORE_TIMEOUT_MS },
   cursor: { secret: env.CURSOR_SECRET, previousSecrets: env.CURSOR_SECRETS_PREVIOUS },
   bodyLimitBytes: env.API_BODY_LIMIT_BYTES,
+  ...(env.CHAT_TEST_FAULT_EXIT_AFTER_COMMIT
+    ? { faults: crashingAppendFaults(env.CHAT_TEST_FAULT_EXIT_AFTER_COMMIT, () => process.kill(process.pid, 'SIGKILL')) }
+    : {}),
 });
 api.relay.start();
 const http = await listen(api.app, env.PORT, env.HOST);

@@ -6,6 +6,7 @@ import type { Express, Router } from 'express';
 import { createApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
 import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
+import { NO_APPEND_FAULTS, type AppendFaults } from './domain/append-faults.ts';
 import { BackbonePublisher } from './domain/backbone-publisher.ts';
 import { OutboxRelay } from './domain/outbox-relay.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
@@ -21,6 +22,8 @@ export interface ApiRuntimeOptions {
   extraRouters?: Router[];
   /** @defaultValue a fresh registry with the API's instruments */
   metrics?: ApiMetrics;
+  /** Test-only crash points of the append path. @defaultValue none */
+  faults?: AppendFaults;
 }
 
 export interface ApiRuntime {
@@ -47,6 +50,7 @@ export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiR
     clock: () => new Date(),
     publisher: new BackbonePublisher(options.backbone, store.outbox, options.logger),
     rateLimiter: options.rateLimiter,
+    faults: options.faults ?? NO_APPEND_FAULTS,
     metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
   };

@@ -37,7 +37,7 @@ export const NotifierEnvSchema = z.object({
   NOTIFIER_SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(5000),
   /** Fan-out rows claimed per sweep. @defaultValue 100 */
   NOTIFIER_SWEEP_BATCH_SIZE: positiveInt.max(10_000).default(100),
-  /** Fan-out rows run at once by the sweeper. @defaultValue 8 */
+  /** Fan-out runs at once, on the backbone path and in the sweeper each. @defaultValue 8 */
   NOTIFIER_CONCURRENCY: positiveInt.max(256).default(8),
   /** How long a claim keeps other notifiers off a fan-out row (ms). @defaultValue 30000 */
   NOTIFIER_LEASE_MS: positiveInt.default(30_000),

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
       consumer: {
         group: config.NOTIFIER_GROUP,
         batchSize: config.NOTIFIER_BATCH_SIZE,
+        concurrency: config.NOTIFIER_CONCURRENCY,
         claimIdleMs: config.NOTIFIER_CLAIM_IDLE_MS,
         maxDeliveries: config.NOTIFIER_MAX_DELIVERIES,
         ...(config.NOTIFIER_CONSUMER_NAME ? { consumer: config.NOTIFIER_CONSUMER_NAME } : {}),

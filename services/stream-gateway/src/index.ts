@@ -5,6 +5,7 @@ export { GatewayEnvSchema, GatewayEngineEnvSchema, engineSettingsOf, loadGateway
 export { DEFAULT_ENGINE_SETTINGS, resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
 export type { GatewayDeps } from './deps.ts';
 export { StreamHub, type HubSession, type HubStats, type StreamHubOptions } from './domain/stream-hub.ts';
+export { LiveEvent } from './domain/live-event.ts';
 export { openStream, type OpenStreamInput, type StreamEngine } from './domain/stream-engine.ts';
 export { StreamSession, type CloseReason, type SessionGrant, type SessionSettings } from './domain/stream-session.ts';
 export type { SourceItem, StreamSource } from './domain/stream-source.ts';

@@ -1,3 +1,4 @@
+import { forEachConcurrently } from '../concurrency.ts';
 import type { Consumer, ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
 import type { ChannelLog } from './channel-log.ts';
 
@@ -49,7 +50,7 @@ export class InProcessConsumer implements Consumer {
         await this.log.waitForEntries(Math.min(blockMs, Math.max(this.nextClaimAt - Date.now(), 1)));
         continue;
       }
-      for (const event of batch) await this.process(event, 1);
+      await forEachConcurrently(batch, this.opts.concurrency, (event) => this.process(event, 1));
     }
   }
 

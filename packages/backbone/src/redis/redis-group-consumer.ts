@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Consumer, ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
+import { forEachConcurrently } from '../concurrency.ts';
 import { flatToRecord, sleep, waitReady, withDeadline } from './redis-connection.ts';
 import { eventFields, toDeliveredEvent, type RawEntry, type RawStreamReply } from './stream-entry.ts';
 import type { StreamKeys } from './stream-keys.ts';
@@ -100,10 +101,8 @@ export class RedisGroupConsumer implements Consumer {
         );
         const reply = (await withDeadline(this.conn, read, opts.blockMs + graceMs)) as RawStreamReply | null;
         backoffMs = 50;
-        for (const [key, entries] of reply ?? []) {
-          const partition = this.streamKeys.indexOf(key);
-          for (const [id, fields] of entries) await this.process(partition, id, fields, 1);
-        }
+        const batch = (reply ?? []).flatMap(([key, entries]) => entries.map(([id, fields]) => ({ partition: this.streamKeys.indexOf(key), id, fields })));
+        await forEachConcurrently(batch, opts.concurrency, (e) => this.process(e.partition, e.id, e.fields, 1));
       } catch (err) {
         if (this.stopping) break;
         this.report(err);

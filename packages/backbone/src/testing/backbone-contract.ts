@@ -159,6 +159,32 @@ export function runBackboneContract(name: string, factory: BackboneFactory): voi
       expect(statsOne.pending).to.equal(0);
     });
 
+    it('consumer group: with concurrency N, up to N handler runs overlap and each entry is acked once', async () => {
+      const backbone = await open();
+      const key = scope();
+      let inFlight = 0;
+      let peak = 0;
+      const handled: number[] = [];
+      const consumer = track(
+        await backbone.consume(
+          { channel: 'messages', group: 'g-parallel', consumer: 'p', batchSize: 16, blockMs: 100, claimIdleMs: 10_000, concurrency: 4 },
+          async (e) => {
+            inFlight++;
+            peak = Math.max(peak, inFlight);
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            inFlight--;
+            handled.push(e.seq);
+          },
+        ),
+      );
+      await backbone.publish(events('messages', key, 1, 16));
+      await waitFor(() => handled.length >= 16, 10_000, '16 handled');
+      expect(peak).to.equal(4);
+      expect([...handled].sort((x, y) => x - y)).to.deep.equal(range(1, 16));
+      await waitFor(async () => (await consumer.stats()).acked === 16, 5000, '16 acked');
+      expect((await consumer.stats()).pending).to.equal(0);
+    });
+
     it('consumer group: a member that dies without acking has its entries taken over after claimIdleMs', async () => {
       const backbone = await open();
       const key = scope();

@@ -2,6 +2,7 @@ import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/au
 import { AppError, AppendMessageRequestSchema, isCanonicalUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
 import { roomScopeKey, toMessageResponse, type MessageRow, type RoomScope, type Store } from '@chat/store';
 import { ulid } from 'ulid';
+import type { AppendFaults } from './append-faults.ts';
 import type { AppendRateLimiter } from './append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
@@ -13,6 +14,7 @@ export interface AppendMessageDeps {
   core: CoreClient;
   publisher: CommittedMessagePublisher;
   rateLimiter: AppendRateLimiter;
+  faults: AppendFaults;
   clock: () => Date;
 }
 
@@ -88,7 +90,9 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
     case 'created': {
       const message = toMessageResponse(outcome.message);
-      deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.room.roomId, seq: outcome.message.seq, payload: outcome.outboxPayload });
+      deps.faults.afterCommit();
+      const published = deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.room.roomId, seq: outcome.message.seq, payload: outcome.outboxPayload });
+      await deps.faults.afterPublish(published);
       return { replayed: false, message };
     }
   }

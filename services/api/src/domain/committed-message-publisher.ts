@@ -3,5 +3,6 @@
  * stays in the outbox, and the relay publishes it later.
  */
 export interface CommittedMessagePublisher {
-  publishCommitted(entry: { outboxId: number; roomId: string; seq: number; payload: string }): void;
+  /** Resolves once the backbone took the entry, or once that attempt failed; never rejects (callers need not wait). */
+  publishCommitted(entry: { outboxId: number; roomId: string; seq: number; payload: string }): Promise<void>;
 }

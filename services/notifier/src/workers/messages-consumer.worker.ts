@@ -9,6 +9,8 @@ export interface MessagesConsumerSettings {
   consumer: string;
   /** @defaultValue 64 */
   batchSize: number;
+  /** Messages fanned out at once (their notifications carry their own per-inbox order). */
+  concurrency: number;
   /** Entries a crashed member left pending are taken over after this long. @defaultValue 30000 */
   claimIdleMs: number;
   /** Deliveries of one entry before the backbone dead-letters it. @defaultValue 5 */
@@ -39,6 +41,7 @@ export async function startMessagesConsumer(
       group: settings.group,
       consumer: settings.consumer,
       batchSize: settings.batchSize,
+      concurrency: settings.concurrency,
       claimIdleMs: settings.claimIdleMs,
       maxDeliveries: settings.maxDeliveries,
       onError: (err) => logger.warn({ err }, 'messages consumer error'),

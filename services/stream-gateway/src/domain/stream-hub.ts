@@ -1,14 +1,12 @@
 import { AppError } from '@chat/contracts';
 import type { Backbone, Channel, DeliveredEvent, Subscription } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import { LiveEvent } from './live-event.ts';
 import type { CloseReason } from './stream-session.ts';
 
 /** What the hub needs of a stream: its scope, live feed, periodic work and closing. */
 export interface HubSession {
   readonly source: { readonly channel: Channel; readonly scopeKey: string };
-  /** The event object is shared by every stream of the scope (see {@link LiveEvent.sharedFrame}). */
-  onLive(event: LiveEvent): void;
+  onLive(seq: number, data: string): void;
   tick(now: number): void;
   rotateNoLaterThan(at: number): void;
   close(reason: CloseReason): void;
@@ -139,10 +137,9 @@ export class StreamHub {
   private dispatch(event: DeliveredEvent): void {
     const set = this.scopes.get(event.channel)?.get(event.scopeKey);
     if (!set) return;
-    const live = new LiveEvent(event.seq, event.data);
     for (const session of set) {
       try {
-        session.onLive(live);
+        session.onLive(event.seq, event.data);
       } catch (err) {
         this.options.logger.error({ err, scopeKey: event.scopeKey }, 'stream failed on a live event');
         session.close('source_error');

@@ -143,9 +143,9 @@ for (const target of TARGETS) {
         const repo = h.repository();
         const owner = human(repo.id);
         const rows: NotificationRow[] = [];
-        for (let i = 0; i < 430; i++) rows.push(await notify(h, owner, { publish: false }));
+        for (let i = 0; i < 250; i++) rows.push(await notify(h, owner, { publish: false }));
         const client = await open(inboxEventsPath(repo.id), await h.token());
-        await waitForNotifications(client, 430, 15_000);
+        await waitForNotifications(client, 250, 15_000);
         expect(seqsOf(client, owner, rows)).to.deep.equal(rows.map((r) => r.seq));
       });
 

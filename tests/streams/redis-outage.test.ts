@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import type { MessageResponse } from '@chat/contracts';
+import { ulid } from 'ulid';
+import { roomPath, type RoomScope } from '../harness/api-client.ts';
+import { startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
+import { RedisInstance } from '../harness/redis-instance.ts';
+import { checkDeliveries, printReport, readRoomHistory } from '../harness/sse-delivery-check.ts';
+import { ResumingSseClient, seededRandom } from '../harness/sse-resuming-client.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Attempt {
+  body: string;
+  status: number | 'network error';
+  message?: MessageResponse;
+}
+
+/** Appends with several writers until `until()` is true; every attempt is recorded with its answer. */
+async function appendWhile(cluster: GatewayCluster, scope: RoomScope, token: string, label: string, until: () => boolean): Promise<Attempt[]> {
+  const attempts: Attempt[] = [];
+  await Promise.all(
+    Array.from({ length: 3 }, async (_, w) => {
+      for (let i = 0; !until(); i += 1) {
+        const body = `${label} writer ${w} #${i}`;
+        const answer = await cluster.apiClients[0]!.append<MessageResponse>(scope, token, { bodyMarkdown: body }, { key: ulid() }).catch(() => undefined);
+        attempts.push(answer === undefined ? { body, status: 'network error' } : { body, status: answer.status, message: answer.body });
+        await sleep(20);
+      }
+    }),
+  );
+  return attempts;
+}
+
+function tally(attempts: Attempt[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const a of attempts) counts[String(a.status)] = (counts[String(a.status)] ?? 0) + 1;
+  return counts;
+}
+
+describe('streams: Redis paused (SIGSTOP) and restarted empty, with 1 API and 1 gateway on a private redis-server (reliability test 4)', function () {
+  this.timeout(120_000);
+  let redis: RedisInstance;
+  let cluster: GatewayCluster;
+  const clients: ResumingSseClient[] = [];
+
+  before(async () => {
+    redis = await RedisInstance.start();
+    cluster = await startGatewayCluster({ apis: 1, gateways: 1, redisUrl: redis.url, gatewayEnv: { GATEWAY_HEARTBEAT_MS: '1000' } });
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.stop()));
+    await cluster?.stop();
+    await redis?.stop();
+  });
+
+  async function streamAndCheck(label: string, run: (scope: RoomScope, token: string) => Promise<Attempt[]>): Promise<void> {
+    const { scenario, actors } = await cluster.scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const writer = await actors.writer();
+    const client = new ResumingSseClient({ pickBase: () => cluster.gateways[0]!.url, path: `${roomPath(scope)}/events`, token: await actors.reader(), random: seededRandom(11), backoffMs: [50, 1000] });
+    clients.push(client);
+    client.start();
+    const attempts = await run(scope, writer);
+
+    const counts = tally(attempts);
+    const committed = attempts.filter((a) => a.status === 201 || a.status === 200);
+    expect(attempts.filter((a) => a.status !== 201 && a.status !== 200 && a.status !== 503), `${label}: every append answered 201/200 or 503 (${JSON.stringify(counts)})`).to.deep.equal([]);
+    const history = await readRoomHistory(cluster.apiClients[0]!, scope, writer);
+    const listedBodies = new Set(history.map((m) => m.bodyMarkdown));
+    expect(committed.filter((a) => !listedBodies.has(a.body)), `${label}: acknowledged then lost`).to.deep.equal([]);
+    const attemptedBodies = new Set(attempts.map((a) => a.body));
+    expect(history.filter((m) => !attemptedBodies.has(m.bodyMarkdown)), `${label}: listed but never sent`).to.deep.equal([]);
+
+    // The backlog drains: the stream catches up with everything committed.
+    const deadline = Date.now() + 30_000;
+    const caughtUp = () => new Set(client.received.map((r) => (JSON.parse(r.data) as MessageResponse).messageId)).size >= history.length;
+    while (!caughtUp() && Date.now() < deadline) await sleep(100);
+    const drainedAfterMs = 30_000 - (deadline - Date.now());
+    await client.stop();
+    const report = checkDeliveries(history, client.received);
+    printReport(label, { ...counts, committed: committed.length, listed: history.length, lost: report.lost, duplicated: report.duplicated, replayed: report.replayed, unexpected: report.unexpected, reordered: report.reordered, connections: client.connections, drainedAfterMs });
+    expect(client.fatal, label).to.deep.equal([]);
+    expect({ lost: report.lost, duplicated: report.duplicated, unexpected: report.unexpected, reordered: report.reordered, badIds: report.badIds }, report.samples.join('; ')).to.deep.equal({
+      lost: 0,
+      duplicated: 0,
+      unexpected: 0,
+      reordered: 0,
+      badIds: 0,
+    });
+  }
+
+  it('SIGSTOP during appends, then SIGCONT: 0 × 500, every append 201 or 503, every committed message reaches the stream once Redis is back', async () => {
+    await streamAndCheck('redis paused', async (scope, token) => {
+      let done = false;
+      const writing = appendWhile(cluster, scope, token, 'pause', () => done);
+      await sleep(1000);
+      redis.pause();
+      try {
+        await sleep(4000);
+      } finally {
+        redis.resume();
+      }
+      await sleep(1500);
+      done = true;
+      return writing;
+    });
+  });
+
+  it('SIGKILL and an empty Redis on the same port: streams reconnect with Last-Event-ID and get everything from PostgreSQL', async () => {
+    await streamAndCheck('redis restarted empty', async (scope, token) => {
+      let done = false;
+      const writing = appendWhile(cluster, scope, token, 'restart', () => done);
+      await sleep(1000);
+      await redis.restart();
+      await sleep(3000);
+      done = true;
+      return writing;
+    });
+  });
+});
