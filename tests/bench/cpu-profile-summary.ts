@@ -31,13 +31,15 @@ for (const file of files) {
   profile.samples.forEach((id, i) => {
     const delta = profile.timeDeltas[i] ?? 0;
     const frame = byNode.get(id)!.callFrame;
-    const where = frame.url ? `${relative(testConfig.repoRoot, frame.url.replace(/^file:\/\//, ''))}:${frame.lineNumber + 1}` : '';
+    const path = frame.url.startsWith('file://') ? relative(testConfig.repoRoot, frame.url.slice(7)) : frame.url;
+    const where = path ? `${path}:${frame.lineNumber + 1}` : '';
     const key = `${frame.functionName || '(anonymous)'} ${where}`.trim();
     self.set(key, (self.get(key) ?? 0) + delta);
     total += delta;
   });
   const idle = self.get('(idle)') ?? 0;
   process.stdout.write(`\n${file}: ${(total / 1e6).toFixed(1)} s sampled, ${((total - idle) / 1e6).toFixed(1)} s busy\n`);
+  self.delete('(idle)');
   for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     process.stdout.write(`${((100 * us) / Math.max(1, total - idle)).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${key}\n`);
   }

@@ -2,7 +2,7 @@ import type { BenchCluster } from './bench-cluster.ts';
 import { startPacedWriter } from './paced-writer.ts';
 import { CpuMeter, formatCores } from './proc-stats.ts';
 import { SseLoadPool } from './sse-load-pool.ts';
-import { benchTokens, branchMessagesPath, formatCount, formatFailures, openRoomStreams, serverProcesses, sleep, takeStreamBranches } from './stream-rooms.ts';
+import { benchTokens, branchMessagesPath, formatCount, formatFailures, openRoomStreams, serverProcesses, sleep, takeStreamBranches, warningCounts, warningsSince } from './stream-rooms.ts';
 import type { StreamScenario } from './stream-scenarios.ts';
 
 /** One fan-out shape and the steady append load that drives it. */
@@ -32,6 +32,8 @@ export interface FanoutResult {
   ended: number;
   /** Cores used per process role during the window (`clients` = the load clients). */
   cores: Record<string, number>;
+  /** Server warnings logged during the run (why streams ended early). */
+  warnings: string;
 }
 
 /**
@@ -40,6 +42,7 @@ export interface FanoutResult {
  * all clients over a fixed window.
  */
 export async function measureFanout(cluster: BenchCluster, shape: FanoutShape): Promise<FanoutResult> {
+  const warningsBefore = warningCounts(cluster);
   const pool = await SseLoadPool.start(shape.clientProcesses);
   try {
     const branches = takeStreamBranches(cluster, shape.rooms);
@@ -74,6 +77,7 @@ export async function measureFanout(cluster: BenchCluster, shape: FanoutShape): 
         skippedAppends: written.skipped,
         ended: report.ended,
         cores,
+        warnings: warningsSince(cluster, warningsBefore),
       };
     } finally {
       await writer.stop();
@@ -86,13 +90,15 @@ export async function measureFanout(cluster: BenchCluster, shape: FanoutShape): 
 function describe(r: FanoutResult): { value: string; note: string } {
   const expected = r.shape.rooms * r.shape.perRoom;
   const perAppend = r.appendsPerSecond * r.shape.perRoom;
+  // What one core of the serving process turns out: the ceiling if the append path were not the limit.
+  const serverCores = r.cores.gateway ?? r.cores['all-in-one'] ?? Number.NaN;
   return {
     value:
       `${formatCount(r.deliveriesPerSecond)} deliveries/s ` +
       `(${formatCount(r.appendsPerSecond)} appends/s created of ${formatCount(r.shape.appendsPerSecond)} offered → ${formatCount(perAppend)}/s due; ` +
       `${r.opened}/${expected} streams opened${formatFailures(r.openFailures)}, ${r.ended} ended early` +
       `${r.skippedAppends ? `, ${r.skippedAppends} appends skipped at the in-flight cap` : ''}${formatFailures(r.appendFailures)})`,
-    note: `CPU cores in window: ${formatCores(r.cores)}`,
+    note: `${formatCount(r.deliveriesPerSecond / serverCores)} deliveries per ${r.cores.gateway === undefined ? 'all-in-one' : 'gateway'} CPU-second; CPU cores in window: ${formatCores(r.cores)}${r.warnings ? `; server warnings: ${r.warnings}` : ''}`,
   };
 }
 

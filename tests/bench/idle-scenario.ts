@@ -8,6 +8,20 @@ import type { StreamScenario } from './stream-scenarios.ts';
 /** Streams one load-client process holds at most: well below the 20,000 open files a process may have. */
 const STREAMS_PER_CLIENT_PROCESS = 4500;
 
+const WARM_UP_STREAMS = 300;
+
+/** RSS once it stops moving: readings 500 ms apart within 1% of each other, or the last after `maxMs`. */
+async function steadyRssKiB(pid: number, maxMs: number): Promise<number> {
+  const deadline = Date.now() + maxMs;
+  let previous = await rssKiB(pid);
+  for (;;) {
+    await sleep(500);
+    const current = await rssKiB(pid);
+    if (Math.abs(current - previous) <= previous * 0.01 || Date.now() > deadline) return current;
+    previous = current;
+  }
+}
+
 export interface IdleResult {
   target: number;
   /** Streams open at the client side when RSS was read. */
@@ -33,11 +47,14 @@ export async function measureIdleStreams(cluster: BenchCluster, options: { targe
   const pool = await SseLoadPool.start(Math.max(1, Math.ceil(options.target / STREAMS_PER_CLIENT_PROCESS)));
   try {
     const [branch] = takeStreamBranches(cluster, 1);
-    await sleep(options.settleMs);
-    const rssBeforeKiB = await rssKiB(pid);
+    // Warm-up on another room: code paths compiled, pools and caches at their steady size, so the
+    // baseline holds everything but the streams themselves.
+    const [warmBranch] = takeStreamBranches(cluster, 1);
+    await openRoomStreams(cluster, pool, { branches: [warmBranch!], perRoom: WARM_UP_STREAMS, gatewayUrls: [gatewayUrl], measure: 'count', concurrency: 16 });
+    await pool.closeStreams();
+    const rssBeforeKiB = await steadyRssKiB(pid, options.settleMs);
     const open = await openRoomStreams(cluster, pool, { branches: [branch!], perRoom: options.target, gatewayUrls: [gatewayUrl], measure: 'count', concurrency: 16 });
-    await sleep(options.settleMs);
-    const rssAfterKiB = await rssKiB(pid);
+    const rssAfterKiB = await steadyRssKiB(pid, options.settleMs);
     const report = await pool.report();
     return {
       target: options.target,
@@ -56,7 +73,7 @@ export async function measureIdleStreams(cluster: BenchCluster, options: { targe
 export const idleScenario: StreamScenario = {
   key: 'idle',
   async run(cluster, { quick }) {
-    const r = await measureIdleStreams(cluster, { target: quick ? 1000 : 18_000, settleMs: quick ? 1000 : 3000 });
+    const r = await measureIdleStreams(cluster, { target: quick ? 1000 : 18_000, settleMs: quick ? 5000 : 20_000 });
     return [
       {
         name: `idle streams on one gateway process (${cluster.mode === 'all-in-one' ? 'the all-in-one process' : 'gateway 1'})`,

@@ -22,6 +22,8 @@ export interface WriterStats {
   failures: Record<string, number>;
   seconds: number;
   appendsPerSecond: number;
+  /** Milliseconds from sending each created append to its 201, in completion order. */
+  roundTripsMs: number[];
 }
 
 export interface PacedWriter {
@@ -47,6 +49,7 @@ export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
   let created = 0;
   let skipped = 0;
   let failures: Record<string, number> = {};
+  let roundTripsMs: number[] = [];
   let inFlight = 0;
   let index = 0;
   let stopped = false;
@@ -58,7 +61,8 @@ export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
     const base = options.apiUrls[i % options.apiUrls.length]!;
     const path = options.paths[i % options.paths.length]!;
     const token = options.tokens[i % options.tokens.length]!;
-    const body = JSON.stringify({ bodyMarkdown: `lat ${monotonicMs().toFixed(3)}` });
+    const sentAt = monotonicMs();
+    const body = JSON.stringify({ bodyMarkdown: `lat ${sentAt.toFixed(3)}` });
     inFlight++;
     sent++;
     const req = request(base + path, {
@@ -68,7 +72,10 @@ export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
     });
     const done = (status: number | string) => {
       inFlight--;
-      if (status === 201) created++;
+      if (status === 201) {
+        created++;
+        roundTripsMs.push(monotonicMs() - sentAt);
+      }
       else fail(String(status));
       if (inFlight === 0) for (const resolve of idle.splice(0)) resolve();
     };
@@ -97,13 +104,14 @@ export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
 
   const stats = (): WriterStats => {
     const seconds = (monotonicMs() - windowStart) / 1000;
-    return { sent, created, skipped, failures: { ...failures }, seconds, appendsPerSecond: created / seconds };
+    return { sent, created, skipped, failures: { ...failures }, seconds, appendsPerSecond: created / seconds, roundTripsMs: [...roundTripsMs] };
   };
   return {
     reset() {
       windowStart = monotonicMs();
       sent = created = skipped = 0;
       failures = {};
+      roundTripsMs = [];
     },
     stats,
     async stop() {

@@ -104,6 +104,11 @@ export class SseLoadPool {
     };
   }
 
+  /** Drops every stream; the workers stay for the next `open`. */
+  async closeStreams(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.call({ type: 'drop' }, 'dropped')));
+  }
+
   /** Drops every stream and ends the worker processes. */
   async close(): Promise<void> {
     await Promise.allSettled(

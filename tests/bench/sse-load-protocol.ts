@@ -12,6 +12,8 @@ export type WorkerCommand =
   | { type: 'open'; targets: StreamTarget[]; concurrency: number; measure: MeasureMode }
   | { type: 'reset' }
   | { type: 'report' }
+  /** Drops every stream of this worker and answers once they are gone; the worker stays. */
+  | { type: 'drop' }
   | { type: 'close' };
 
 export type WorkerReply =
@@ -28,6 +30,7 @@ export type WorkerReply =
       histogram: Array<[number, number]>;
       cpuMs: number;
     }
+  | { type: 'dropped' }
   | { type: 'closed' };
 
 /** Width of one latency histogram bucket in milliseconds. */

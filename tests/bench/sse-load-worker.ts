@@ -128,6 +128,12 @@ async function openAll(targets: StreamTarget[], concurrency: number, measure: Me
   return { type: 'opened', opened, failures, ms: monotonicMs() - started };
 }
 
+async function dropAll(): Promise<void> {
+  for (const req of requests) req.destroy();
+  const deadline = monotonicMs() + 10_000;
+  while (open > 0 && monotonicMs() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
 function cpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
@@ -144,6 +150,10 @@ async function handle(command: WorkerCommand): Promise<WorkerReply> {
       return { type: 'report', events: 0, elapsedMs: 0, open, ended, histogram: [], cpuMs: cpuMs() };
     case 'report':
       return { type: 'report', events, elapsedMs: monotonicMs() - windowStart, open, ended, histogram: [...histogram], cpuMs: cpuMs() };
+    case 'drop':
+      await dropAll();
+      ended = 0;
+      return { type: 'dropped' };
     case 'close':
       for (const req of requests) req.destroy();
       return { type: 'closed' };

@@ -72,3 +72,29 @@ export const formatFailures = (failures: Record<string, number>): string =>
   Object.keys(failures).length === 0 ? '' : ` failures ${JSON.stringify(failures)}`;
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Warning and error messages in the servers' kept output (pino JSON lines, level ≥ 40), counted by
+ * role and message; the output kept is a bounded tail, so counts are a lower bound.
+ */
+export function warningCounts(cluster: BenchCluster): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { role, service } of cluster.services) {
+    for (const line of service.log.split('\n')) {
+      const level = /"level":(\d+)/.exec(line)?.[1];
+      if (!level || Number(level) < 40) continue;
+      const key = `${role}: ${/"msg":"([^"]*)"/.exec(line)?.[1] ?? '?'}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/** The warnings logged since `before` (from {@link warningCounts}), to say why streams ended early. */
+export function warningsSince(cluster: BenchCluster, before: Map<string, number>): string {
+  return [...warningCounts(cluster)]
+    .map(([k, n]) => [k, n - (before.get(k) ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ×${n}`)
+    .join('; ');
+}

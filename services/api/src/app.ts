@@ -1,10 +1,8 @@
 import express, { type Express, type Router } from 'express';
 import { AppError } from '@chat/contracts';
+import { assignRequestId, errorHandler } from '@chat/http-kit';
 import type { ApiDeps } from './deps.ts';
 import { accessLog } from './middleware/access-log.ts';
-import { rejectInvalidRequestId } from './middleware/authenticate.ts';
-import { errorHandler } from './middleware/error-handler.ts';
-import { assignRequestId } from './middleware/request-id.ts';
 import { inboxRouter } from './routes/inbox.routes.ts';
 import { openApiRouter } from './routes/openapi.routes.ts';
 import { roomsRouter } from './routes/rooms.routes.ts';
@@ -22,7 +20,6 @@ export function createApiApp(deps: ApiDeps, options: ApiAppOptions = {}): Expres
   app.set('query parser', 'simple');
   app.use(assignRequestId);
   app.use(accessLog(deps.logger, deps.metrics));
-  app.use(rejectInvalidRequestId);
   app.use(openApiRouter());
   app.use(roomsRouter(deps));
   app.use(inboxRouter(deps));

@@ -8,8 +8,7 @@ import express, { Router, type Express } from 'express';
 import type { GatewayDeps } from './deps.ts';
 import type { StreamEngine } from './domain/stream-engine.ts';
 import { StreamHub } from './domain/stream-hub.ts';
-import { errorHandler } from './middleware/error-handler.ts';
-import { requestId } from './middleware/request-id.ts';
+import { assignRequestId, errorHandler } from '@chat/http-kit';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
 import { createInboxStreamRouter } from './routes/inbox-streams.routes.ts';
 import { createStreamRouter } from './routes/room-streams.routes.ts';
@@ -86,11 +85,11 @@ function standaloneApp(router: Router, hub: StreamHub, logger: Logger): Express 
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.get('/healthz', requestId, (_req, res) => {
+  app.get('/healthz', assignRequestId, (_req, res) => {
     res.status(hub.stats().draining ? 503 : 200).json({ status: hub.stats().draining ? 'draining' : 'ok' });
   });
   app.use(router);
-  app.use(requestId, () => {
+  app.use(assignRequestId, () => {
     throw new AppError('RESOURCE_NOT_FOUND', 'No such resource.');
   });
   app.use(errorHandler(logger));

@@ -1,12 +1,10 @@
 import { Router } from 'express';
+import { authenticate, authorize, methodNotAllowed, parseScope } from '@chat/http-kit';
 import type { ApiDeps } from '../deps.ts';
 import { acknowledgeInbox } from '../domain/acknowledge-inbox.ts';
 import { inboxOwnerOf, listInbox } from '../domain/list-inbox.ts';
 import { parseCursorParam, parseLimit } from '../domain/page-query.ts';
-import { authenticate, parseScope } from '../middleware/authenticate.ts';
-import { authorize } from '../middleware/authorize.ts';
 import { jsonBody } from '../middleware/json-body.ts';
-import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 
 const INBOX = '/v1/repositories/:repositoryId/inbox';
 
@@ -14,7 +12,7 @@ const INBOX = '/v1/repositories/:repositoryId/inbox';
 export function inboxRouter(deps: ApiDeps): Router {
   const router = Router();
   // Read access to the repository is what a principal needs for its own inbox there.
-  const read = [authenticate(deps), parseScope, authorize(deps, 'read')];
+  const read = [authenticate(deps.tokens), parseScope, authorize(deps.core, 'read')];
 
   router
     .route(INBOX)

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { openApiDocument } from '@chat/contracts';
-import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
+import { methodNotAllowed } from '@chat/http-kit';
 
 /** The contract, served as the OpenAPI 3.1 document it was generated into. */
 export function openApiRouter(): Router {

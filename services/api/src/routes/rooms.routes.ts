@@ -1,12 +1,10 @@
 import { Router } from 'express';
+import { authenticate, authorize, methodNotAllowed, parseScope } from '@chat/http-kit';
 import type { ApiDeps } from '../deps.ts';
 import { getRoom } from '../domain/get-room.ts';
 import { listMessages } from '../domain/list-messages.ts';
 import { parseCursorParam, parseLimit } from '../domain/page-query.ts';
-import { authenticate, parseScope } from '../middleware/authenticate.ts';
-import { authorize } from '../middleware/authorize.ts';
 import { jsonBody } from '../middleware/json-body.ts';
-import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { appendHandler } from './append.handler.ts';
 
 const REPOSITORY_ROOM = '/v1/repositories/:repositoryId/room';
@@ -15,8 +13,8 @@ const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
 /** Room metadata, message lists and appends, for repository rooms and branch rooms alike. */
 export function roomsRouter(deps: ApiDeps): Router {
   const router = Router();
-  const read = [authenticate(deps), parseScope, authorize(deps, 'read')];
-  const write = [authenticate(deps), parseScope, authorize(deps, 'write')];
+  const read = [authenticate(deps.tokens), parseScope, authorize(deps.core, 'read')];
+  const write = [authenticate(deps.tokens), parseScope, authorize(deps.core, 'write')];
 
   for (const room of [REPOSITORY_ROOM, BRANCH_ROOM]) {
     router

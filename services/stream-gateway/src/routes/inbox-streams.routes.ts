@@ -4,10 +4,8 @@ import { resolveInboxStreamTarget, UNCAPPED_INBOX_LEASE } from '../domain/open-i
 import { resumeCursor } from '../domain/resume-input.ts';
 import { scopeGrant } from '../domain/scope-grant.ts';
 import { openStream } from '../domain/stream-engine.ts';
-import { authenticate, authorizeRead, parseScope, requireEventStream, scopeRequest } from '../middleware/access.ts';
-import { errorHandler } from '../middleware/error-handler.ts';
-import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
-import { requestId } from '../middleware/request-id.ts';
+import { assignRequestId, authenticate, authorize, errorHandler, methodNotAllowed, parseScope } from '@chat/http-kit';
+import { requireEventStream, scopeRequest } from '../middleware/event-stream.ts';
 
 /** streamRepositoryInbox. */
 export const INBOX_STREAM_PATH = '/v1/repositories/:repositoryId/inbox/events';
@@ -21,8 +19,8 @@ export function createInboxStreamRouter(deps: GatewayDeps): Router {
   const router = Router();
   router
     .route(INBOX_STREAM_PATH)
-    .get(requestId, authenticate(deps), parseScope, authorizeRead(deps), (req, res) => streamInbox(deps, req, res))
-    .all(requestId, methodNotAllowed('GET'));
+    .get(assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req, res) => streamInbox(deps, req, res))
+    .all(assignRequestId, methodNotAllowed('GET'));
   router.use(INBOX_STREAM_PATH, errorHandler(deps.logger));
   return router;
 }

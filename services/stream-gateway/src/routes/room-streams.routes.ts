@@ -6,10 +6,8 @@ import { resumeCursor } from '../domain/resume-input.ts';
 import { principalKey, scopeGrant } from '../domain/scope-grant.ts';
 import { openStream } from '../domain/stream-engine.ts';
 import type { StreamLease } from '@chat/coordination';
-import { authenticate, authorizeRead, parseScope, requireEventStream, scopeRequest } from '../middleware/access.ts';
-import { errorHandler } from '../middleware/error-handler.ts';
-import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
-import { requestId } from '../middleware/request-id.ts';
+import { assignRequestId, authenticate, authorize, errorHandler, methodNotAllowed, parseScope } from '@chat/http-kit';
+import { requireEventStream, scopeRequest } from '../middleware/event-stream.ts';
 
 /** streamRepositoryRoom and streamBranchRoom. */
 export const ROOM_STREAM_PATHS = [
@@ -27,8 +25,8 @@ export function createStreamRouter(deps: GatewayDeps): Router {
   for (const path of ROOM_STREAM_PATHS) {
     router
       .route(path)
-      .get(requestId, authenticate(deps), parseScope, authorizeRead(deps), (req, res) => streamRoom(deps, req, res))
-      .all(requestId, methodNotAllowed('GET'));
+      .get(assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req, res) => streamRoom(deps, req, res))
+      .all(assignRequestId, methodNotAllowed('GET'));
   }
   router.use(ROOM_STREAM_PATHS as unknown as string[], errorHandler(deps.logger));
   return router;

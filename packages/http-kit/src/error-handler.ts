@@ -1,9 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, errorEnvelope } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
+import './locals.ts';
 
-/** body-parser's failures carry a `type`; every one of them is the client's fault, answered 400. */
-function bodyParserError(err: unknown): AppError | null {
+/** Failures of the HTTP machinery itself that are the client's fault, answered 400. */
+function clientFault(err: unknown): AppError | null {
+  // express could not percent-decode a path parameter (e.g. `%C0%AE`).
+  if (err instanceof URIError) return new AppError('SCOPE_INVALID', 'A path parameter is not valid percent-encoding.');
+  // body-parser's failures carry a `type`.
   const type = (err as { type?: unknown } | null)?.type;
   if (typeof type !== 'string') return null;
   if (type === 'entity.too.large') return new AppError('REQUEST_INVALID', 'The request body is too large.');
@@ -13,12 +17,12 @@ function bodyParserError(err: unknown): AppError | null {
 
 /**
  * The one place that writes error bodies: the spec's envelope with the request's ID. Anything that
- * is not an AppError is a bug: it is logged and answered with a 500 that names no internals.
+ * is not an AppError is a bug: it is logged and answered with a 500 that names no internals. Once a
+ * stream has started, an error can only end the connection.
  */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    // The router throws URIError for a path parameter that is not valid percent-encoding (e.g. %C0%AE).
-    const known = err instanceof AppError ? err : err instanceof URIError ? new AppError('SCOPE_INVALID', 'A path parameter is not valid percent-encoding.') : bodyParserError(err);
+    const known = err instanceof AppError ? err : clientFault(err);
     const requestId = res.locals.requestId;
     const error = known ?? new AppError('RESPONSE_INVALID', 'The server could not complete the request.');
     if (!known) logger.error({ err, requestId, method: req.method, route: req.route?.path }, 'unhandled error');

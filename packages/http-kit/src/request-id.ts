@@ -1,23 +1,16 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, REQUEST_ID_PATTERN } from '@chat/contracts';
 import { ulid } from 'ulid';
-
-declare module 'express-serve-static-core' {
-  interface Locals {
-    requestId: string;
-  }
-}
+import './locals.ts';
 
 /**
- * Takes the client's `X-Request-Id` when well formed, else makes a ULID, and echoes it. A malformed
- * one is refused with 400 REQUEST_ID_INVALID (carrying the generated ID). When an enclosing app
- * (the all-in-one) already assigned the ID, this leaves it alone.
+ * Takes the client's `X-Request-Id` when it is well formed, else makes a ULID, and echoes it on the
+ * response. A malformed one is refused with 400 REQUEST_ID_INVALID (answered under the generated ID).
+ * When an enclosing app already assigned the ID (the all-in-one mounts the gateway's routes inside
+ * the API's app), it is left alone.
  */
-export function requestId(req: Request, res: Response, next: NextFunction): void {
-  if (typeof res.locals.requestId === 'string') {
-    next();
-    return;
-  }
+export function assignRequestId(req: Request, res: Response, next: NextFunction): void {
+  if (typeof res.locals.requestId === 'string') return next();
   const supplied = req.headers['x-request-id'];
   const valid = typeof supplied === 'string' && REQUEST_ID_PATTERN.test(supplied);
   res.locals.requestId = valid ? supplied : ulid();

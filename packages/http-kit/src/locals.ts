@@ -1,0 +1,17 @@
+import type { ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
+
+/** The room scope of a request: the repository, and the branch on branch routes. */
+export interface RequestScope {
+  repositoryId: string;
+  branchId: string | null;
+}
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** The request's ID: the client's well-formed `X-Request-Id`, or a ULID. */
+    requestId: string;
+    principal: VerifiedPrincipal;
+    scope: RequestScope;
+    access: ScopeAuthorization;
+  }
+}
