@@ -1,12 +1,12 @@
 import { createApiRuntime, createRateLimiter, listen } from '@chat/api';
-import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
-import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coordination';
-import { createGatewayRuntime, engineSettingsOf } from '@chat/stream-gateway';
+import { createBackbone } from '@chat/backbone';
+import { createStreamLeaseRegistry } from '@chat/coordination';
+import { createGatewayRuntime, engineSettingsOf, streamCapsOf } from '@chat/stream-gateway';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createCoreClient } from '@chat/authz-client';
 import { createNotifierRuntime } from '@chat/notifier';
 import { createLogger } from '@chat/observability';
-import { migrate, openDatabase } from '@chat/store';
+import { databaseTargetFor, migrate, openDatabase } from '@chat/store';
 import type { AllInOneConfig } from './config.ts';
 import { demoBanner } from './demo-banner.ts';
 
@@ -20,24 +20,15 @@ export interface RunningAllInOne {
 /** Starts every part in this process and answers once the public port is listening. */
 export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllInOne> {
   const logger = createLogger({ name: 'chat', level: config.LOG_LEVEL });
-  const database = await openDatabase(
-    config.DATABASE_URL
-      ? { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }
-      : { kind: 'pglite', dataDir: config.DATA_DIR },
-  );
+  const database = await openDatabase(databaseTargetFor({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: config.DATABASE_POOL_SIZE }));
   await migrate(database);
-  const backbone: Backbone = config.REDIS_URL
-    ? new RedisStreamsBackbone({ redis: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
-    : new InProcessBackbone();
-  const caps = { principalCap: config.STREAM_CAP_PER_PRINCIPAL, roomCap: config.STREAM_CAP_PER_ROOM, leaseMs: config.STREAM_LEASE_MS };
-  const leases: StreamLeaseRegistry = config.REDIS_URL
-    ? new RedisStreamLeaseRegistry({
-        redis: config.REDIS_URL,
-        keyPrefix: config.REDIS_KEY_PREFIX,
-        ...caps,
-        onError: (err) => logger.warn({ err }, 'stream lease trouble'),
-      })
-    : new InProcessStreamLeaseRegistry(caps);
+  const backbone = createBackbone({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX });
+  const leases = createStreamLeaseRegistry({
+    ...streamCapsOf(config),
+    redisUrl: config.REDIS_URL,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    onError: (err) => logger.warn({ err }, 'stream lease trouble'),
+  });
 
   let devCore: DevCoreHandle | undefined;
   if (!config.CORE_URL) {

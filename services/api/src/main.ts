@@ -2,7 +2,7 @@
  * The API alone (distributed deployment): PostgreSQL, Redis and an external core. SIGTERM stops
  * accepting, finishes in-flight requests, stops the outbox relay, then exits.
  */
-import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
+import { createBackbone } from '@chat/backbone';
 import { createLogger, startAdminServer } from '@chat/observability';
 import { databaseTargetFor, migrate, openDatabase } from '@chat/store';
 import { ApiEnvSchema, parseEnv, type ApiEnv } from './config.ts';
@@ -26,7 +26,7 @@ const env = loadEnv();
 const logger = createLogger({ name: 'chat-api', level: env.LOG_LEVEL });
 const database = await openDatabase(databaseTargetFor({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE }));
 await migrate(database);
-const backbone: Backbone = env.REDIS_URL ? new RedisStreamsBackbone({ redis: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX }) : new InProcessBackbone();
+const backbone = createBackbone({ redisUrl: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX });
 const rateLimiter = createRateLimiter(env, logger);
 const api = await createApiRuntime({
   database,

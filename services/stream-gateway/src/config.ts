@@ -84,6 +84,11 @@ export function engineSettingsOf(env: Pick<GatewayEnv, 'GATEWAY_HEARTBEAT_MS' | 
   };
 }
 
+/** The stream caps of a parsed environment. */
+export function streamCapsOf(env: Pick<GatewayEnv, 'STREAM_CAP_PER_PRINCIPAL' | 'STREAM_CAP_PER_ROOM' | 'STREAM_LEASE_MS'>) {
+  return { principalCap: env.STREAM_CAP_PER_PRINCIPAL, roomCap: env.STREAM_CAP_PER_ROOM, leaseMs: env.STREAM_LEASE_MS };
+}
+
 /** The settings the all-in-one process takes from the gateway's environment. */
 export const GatewayEngineEnvSchema = GatewayEnvSchema.pick({
   GATEWAY_HEARTBEAT_MS: true,

@@ -1,7 +1,7 @@
 export { createStreamRouter, ROOM_STREAM_PATHS } from './routes/room-streams.routes.ts';
 export { createInboxStreamRouter, INBOX_STREAM_PATH } from './routes/inbox-streams.routes.ts';
 export { createGatewayRuntime, type GatewayRuntime, type GatewayRuntimeOptions } from './runtime.ts';
-export { GatewayEnvSchema, GatewayEngineEnvSchema, engineSettingsOf, loadGatewayConfig, type GatewayEnv } from './config.ts';
+export { GatewayEnvSchema, GatewayEngineEnvSchema, engineSettingsOf, streamCapsOf, loadGatewayConfig, type GatewayEnv } from './config.ts';
 export { DEFAULT_ENGINE_SETTINGS, resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
 export type { GatewayDeps } from './deps.ts';
 export { StreamHub, type HubSession, type HubStats, type StreamHubOptions } from './domain/stream-hub.ts';

@@ -3,33 +3,24 @@
  * every stream off over GATEWAY_DRAIN_MS, then the process exits.
  */
 import { once } from 'node:events';
-import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
-import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coordination';
+import { createBackbone } from '@chat/backbone';
+import { createStreamLeaseRegistry } from '@chat/coordination';
 import { createLogger, startAdminServer } from '@chat/observability';
-import { migrate, openDatabase } from '@chat/store';
-import { engineSettingsOf, loadGatewayConfig } from './config.ts';
+import { databaseTargetFor, migrate, openDatabase } from '@chat/store';
+import { engineSettingsOf, loadGatewayConfig, streamCapsOf } from './config.ts';
 import { createGatewayRuntime } from './runtime.ts';
 
 const config = loadGatewayConfig(process.env);
 const logger = createLogger({ name: 'stream-gateway', level: config.LOG_LEVEL });
-const database = await openDatabase(
-  config.DATABASE_URL
-    ? { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }
-    : { kind: 'pglite', dataDir: config.DATA_DIR },
-);
+const database = await openDatabase(databaseTargetFor({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: config.DATABASE_POOL_SIZE }));
 await migrate(database);
-const caps = { principalCap: config.STREAM_CAP_PER_PRINCIPAL, roomCap: config.STREAM_CAP_PER_ROOM, leaseMs: config.STREAM_LEASE_MS };
-const backbone: Backbone = config.REDIS_URL
-  ? new RedisStreamsBackbone({ redis: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX })
-  : new InProcessBackbone();
-const leases: StreamLeaseRegistry = config.REDIS_URL
-  ? new RedisStreamLeaseRegistry({
-      redis: config.REDIS_URL,
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      ...caps,
-      onError: (err) => logger.warn({ err }, 'stream lease trouble'),
-    })
-  : new InProcessStreamLeaseRegistry(caps);
+const backbone = createBackbone({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX });
+const leases = createStreamLeaseRegistry({
+  ...streamCapsOf(config),
+  redisUrl: config.REDIS_URL,
+  keyPrefix: config.REDIS_KEY_PREFIX,
+  onError: (err) => logger.warn({ err }, 'stream lease trouble'),
+});
 
 const gateway = await createGatewayRuntime({
   database,

@@ -31,11 +31,11 @@ export class SseOutput {
   }
 
   /** Writes one frame; false when the backlog now exceeds the limits (the caller closes). */
-  write(frame: string): boolean {
+  write(frame: string | Buffer): boolean {
     if (this.ended) return true;
-    const wasBackedUp = this.res.writableNeedDrain;
-    this.res.write(frame);
-    if (wasBackedUp || this.res.writableNeedDrain) this.backlogEvents += 1;
+    // The hot path: the write fit under the high-water mark and nothing waits for a drain.
+    if (this.res.write(frame) && this.backlogEvents === 0) return true;
+    this.backlogEvents += 1;
     return this.backlogEvents <= this.limits.maxEvents && this.res.writableLength <= this.limits.maxBytes;
   }
 

@@ -1,12 +1,14 @@
 import { AppError } from '@chat/contracts';
 import type { Backbone, Channel, DeliveredEvent, Subscription } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
+import { LiveEvent } from './live-event.ts';
 import type { CloseReason } from './stream-session.ts';
 
 /** What the hub needs of a stream: its scope, live feed, periodic work and closing. */
 export interface HubSession {
   readonly source: { readonly channel: Channel; readonly scopeKey: string };
-  onLive(seq: number, data: string): void;
+  /** The event object is shared by every stream of the scope (see {@link LiveEvent.sharedFrame}). */
+  onLive(event: LiveEvent): void;
   tick(now: number): void;
   rotateNoLaterThan(at: number): void;
   close(reason: CloseReason): void;
@@ -137,9 +139,10 @@ export class StreamHub {
   private dispatch(event: DeliveredEvent): void {
     const set = this.scopes.get(event.channel)?.get(event.scopeKey);
     if (!set) return;
+    const live = new LiveEvent(event.seq, event.data);
     for (const session of set) {
       try {
-        session.onLive(event.seq, event.data);
+        session.onLive(live);
       } catch (err) {
         this.options.logger.error({ err, scopeKey: event.scopeKey }, 'stream failed on a live event');
         session.close('source_error');

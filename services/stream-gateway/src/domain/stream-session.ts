@@ -3,6 +3,7 @@ import { jittered } from './jitter.ts';
 import { durableFrame, handoffFrame, heartbeatFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
 import type { SseOutput } from './sse-output.ts';
 import type { StreamLease } from '@chat/coordination';
+import type { LiveEvent } from './live-event.ts';
 import type { SourceItem, StreamSource } from './stream-source.ts';
 
 /** Timings and bounds of one stream. */
@@ -68,7 +69,8 @@ export class StreamSession {
   readonly source: StreamSource;
   private lastSeq: number;
   private target: number;
-  private readonly pending = new Map<number, string>();
+  /** Live events that arrived ahead of their turn, as ready frames. */
+  private readonly pending = new Map<number, string | Buffer>();
   private begun = false;
   private pumping = false;
   private isClosed = false;
@@ -109,19 +111,20 @@ export class StreamSession {
   }
 
   /** A live event of this scope from the backbone (maybe repeated, late or out of order). */
-  onLive(seq: number, payload: string): void {
+  onLive(event: LiveEvent): void {
+    const { seq } = event;
     if (this.isClosed || seq <= this.lastSeq) return;
-    const data = this.source.fromLive ? this.source.fromLive(seq, payload) : payload;
+    const frame = this.source.fromLive ? this.frameOf({ seq, data: this.source.fromLive(seq, event.payload) }) : event.sharedFrame(this.source);
     if (seq > this.target) this.target = seq;
     if (!this.begun || this.pumping) {
-      this.hold(seq, data);
+      this.hold(seq, frame);
       return;
     }
     if (seq === this.lastSeq + 1) {
-      if (!this.send({ seq, data })) return;
+      if (!this.sendFrame(seq, frame)) return;
       this.flushPending();
     } else {
-      this.hold(seq, data);
+      this.hold(seq, frame);
     }
     if (this.target > this.lastSeq) this.armGapTimer();
     else this.clearGapTimer();
@@ -170,24 +173,31 @@ export class StreamSession {
     this.options.onClosed(this, reason);
   }
 
-  private hold(seq: number, data: string): void {
+  private hold(seq: number, frame: string | Buffer): void {
     // Beyond the bound the event is not kept: the store still has it and the pump reads it from there.
-    if (this.pending.size < this.options.settings.maxPendingEvents) this.pending.set(seq, data);
+    if (this.pending.size < this.options.settings.maxPendingEvents) this.pending.set(seq, frame);
+  }
+
+  private frameOf(item: SourceItem): string {
+    return durableFrame(this.source.cursorFor(item.seq), this.source.eventName, item.data);
   }
 
   /** Writes one durable item; false (and the stream closed) when the client is too far behind. */
   private send(item: SourceItem): boolean {
-    const frame = durableFrame(this.source.cursorFor(item.seq), this.source.eventName, item.data);
-    this.lastSeq = item.seq;
+    return this.sendFrame(item.seq, this.frameOf(item));
+  }
+
+  private sendFrame(seq: number, frame: string | Buffer): boolean {
+    this.lastSeq = seq;
     if (this.options.output.write(frame)) return true;
     this.close('slow_consumer', undefined, 'destroy');
     return false;
   }
 
   private flushPending(): void {
-    for (let data = this.pending.get(this.lastSeq + 1); data !== undefined; data = this.pending.get(this.lastSeq + 1)) {
+    for (let frame = this.pending.get(this.lastSeq + 1); frame !== undefined; frame = this.pending.get(this.lastSeq + 1)) {
       this.pending.delete(this.lastSeq + 1);
-      if (!this.send({ seq: this.lastSeq + 1, data })) return;
+      if (!this.sendFrame(this.lastSeq + 1, frame)) return;
     }
     if (this.pending.size > 0) {
       for (const seq of this.pending.keys()) if (seq <= this.lastSeq) this.pending.delete(seq);

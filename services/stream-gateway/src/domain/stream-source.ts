@@ -23,7 +23,10 @@ export interface StreamSource {
   highWater(): Promise<number>;
   /** Items with seq greater than `afterSeq`, oldest first, at most `limit`. */
   readAfter(afterSeq: number, limit: number): Promise<SourceItem[]>;
-  /** The durable cursor of the item with this seq (its SSE id). */
+  /**
+   * The durable cursor of the item with this seq (its SSE id). It must depend on the scope and seq
+   * alone: without `fromLive`, the streams of one scope share each live event's frame.
+   */
   cursorFor(seq: number): string;
   /**
    * Turns a live backbone payload into the event's data, when the two differ (an inbox's payload is
