@@ -1,4 +1,5 @@
-import { ApiEnvSchema, parseEnv } from '@chat/api';
+import { ApiEnvSchema } from '@chat/api';
+import { parseEnv } from '@chat/service-config';
 import { GatewayEngineEnvSchema } from '@chat/stream-gateway';
 import { z } from 'zod';
 

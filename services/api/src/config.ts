@@ -1,40 +1,13 @@
 /**
  * The API's settings, read from the environment once at start. Nothing else reads `process.env`.
  */
+import { parseEnv, port, positiveInt, sharedEnvFields } from '@chat/service-config';
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(0).max(65_535);
-const positiveInt = z.coerce.number().int().positive();
-
 export const ApiEnvSchema = z.object({
-  /** HTTP port of the public API. @defaultValue 8080 */
-  PORT: port.default(8080),
-  /** Interface to bind. @defaultValue 0.0.0.0 */
-  HOST: z.string().min(1).default('0.0.0.0'),
-  /** PostgreSQL URL; unset means embedded PGlite in DATA_DIR. */
-  DATABASE_URL: z.string().url().optional(),
-  /** Folder of the embedded database. @defaultValue ./data */
-  DATA_DIR: z.string().min(1).default('./data'),
-  /** Connections in the PostgreSQL pool. @defaultValue 10 */
-  DATABASE_POOL_SIZE: positiveInt.max(500).default(10),
-  /** Redis URL; unset means the in-process backbone. */
-  REDIS_URL: z.string().url().optional(),
-  /** First segment of every Redis key (the same in every service of one deployment). @defaultValue chat */
-  REDIS_KEY_PREFIX: z.string().min(1).regex(/^[^{}]+$/).default('chat'),
+  ...sharedEnvFields,
   /** Base URL of the core service. Required for the API alone (the all-in-one starts its own). */
   CORE_URL: z.string().url().optional(),
-  /** Bearer credential chat presents to core's service API. @defaultValue dev-core's development value */
-  CORE_SERVICE_TOKEN: z.string().min(16).default('dev-core-service-token'),
-  /** Timeout of one call to core, in milliseconds. @defaultValue 2000 */
-  CORE_TIMEOUT_MS: positiveInt.max(60_000).default(2000),
-  /** HMAC secret of cursors (at least 32 characters); unset means one generated once and kept in the database. */
-  CURSOR_SECRET: z.string().min(32).optional(),
-  /** Earlier cursor secrets, comma-separated, still accepted after a rotation. */
-  CURSOR_SECRETS_PREVIOUS: z
-    .string()
-    .optional()
-    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
-    .pipe(z.array(z.string().min(32))),
   /** Largest JSON request body in bytes (room for a 16 KiB body written as \\u escapes). @defaultValue 262144 */
   API_BODY_LIMIT_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(262_144),
   /** Port of the admin server (/healthz, /readyz, /metrics); 0 picks a free one. @defaultValue 9090 */
@@ -64,19 +37,8 @@ export const ApiEnvSchema = z.object({
       return { point, nth: Number(nth) };
     })
     .optional(),
-  /** pino log level. @defaultValue info */
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type ApiEnv = z.infer<typeof ApiEnvSchema>;
 
-/**
- * Parses the environment. On a bad value it throws an error naming every bad variable, so a
- * misconfigured pod fails at start with a message an operator can act on.
- */
-export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
-  const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ');
-  throw new Error(`Invalid configuration: ${problems}`);
-}
+export { parseEnv };

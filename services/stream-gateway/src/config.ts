@@ -1,41 +1,13 @@
 /**
  * The stream gateway's settings, read from the environment once at start. Nothing else reads `process.env`.
  */
+import { parseEnv, port, positiveInt, sharedEnvFields } from '@chat/service-config';
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(0).max(65_535);
-const positiveInt = z.coerce.number().int().positive();
-const secrets = z
-  .string()
-  .optional()
-  .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
-  .pipe(z.array(z.string().min(32)));
-
 export const GatewayEnvSchema = z.object({
-  /** HTTP port of the streams. @defaultValue 8080 */
-  PORT: port.default(8080),
-  /** Interface to bind. @defaultValue 0.0.0.0 */
-  HOST: z.string().min(1).default('0.0.0.0'),
-  /** PostgreSQL URL; unset means embedded PGlite in DATA_DIR (a single-process setup only). */
-  DATABASE_URL: z.string().url().optional(),
-  /** Folder of the embedded database. @defaultValue ./data */
-  DATA_DIR: z.string().min(1).default('./data'),
-  /** Connections in the PostgreSQL pool. @defaultValue 10 */
-  DATABASE_POOL_SIZE: positiveInt.max(500).default(10),
-  /** Redis URL (backbone and stream caps); unset means in-process ones (a single-process setup only). */
-  REDIS_URL: z.string().url().optional(),
-  /** First segment of every Redis key. @defaultValue chat */
-  REDIS_KEY_PREFIX: z.string().min(1).regex(/^[^{}]+$/).default('chat'),
+  ...sharedEnvFields,
   /** Base URL of the core service. */
   CORE_URL: z.string().url(),
-  /** Bearer credential chat presents to core's service API. @defaultValue dev-core's development value */
-  CORE_SERVICE_TOKEN: z.string().min(16).default('dev-core-service-token'),
-  /** Timeout of one call to core, in milliseconds. @defaultValue 2000 */
-  CORE_TIMEOUT_MS: positiveInt.max(60_000).default(2000),
-  /** HMAC secret of cursors (at least 32 characters); unset means the one kept in the database. */
-  CURSOR_SECRET: z.string().min(32).optional(),
-  /** Earlier cursor secrets, comma-separated, still accepted after a rotation. */
-  CURSOR_SECRETS_PREVIOUS: secrets,
   /** Interval of `heartbeat` events in milliseconds. @defaultValue 15000 */
   GATEWAY_HEARTBEAT_MS: positiveInt.min(100).default(15_000),
   /** Maximum age of a stream before `handoff` (jittered ±20%), in milliseconds. @defaultValue 1800000 */
@@ -58,18 +30,13 @@ export const GatewayEnvSchema = z.object({
   GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
   /** Port of the admin server (/healthz, /readyz, /metrics); 0 picks a free one. @defaultValue 9091 */
   GATEWAY_ADMIN_PORT: port.default(9091),
-  /** pino log level. @defaultValue info */
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type GatewayEnv = z.infer<typeof GatewayEnvSchema>;
 
 /** Parses the environment; a bad value fails the start with every bad variable named. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayEnv {
-  const parsed = GatewayEnvSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ');
-  throw new Error(`Invalid configuration: ${problems}`);
+  return parseEnv(GatewayEnvSchema, env);
 }
 
 /** The engine settings of a parsed environment (shared by the standalone gateway and the all-in-one). */
@@ -101,5 +68,4 @@ export const GatewayEngineEnvSchema = GatewayEnvSchema.pick({
   STREAM_CAP_PER_ROOM: true,
   STREAM_LEASE_MS: true,
   GATEWAY_DRAIN_MS: true,
-  REDIS_KEY_PREFIX: true,
 });
