@@ -1,8 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import { AppError } from '@chat/contracts';
-import { assignRequestId, errorHandler } from '@chat/http-kit';
+import { accessLog, assignRequestId, errorHandler } from '@chat/http-kit';
 import type { ApiDeps } from './deps.ts';
-import { accessLog } from './middleware/access-log.ts';
 import { inboxRouter } from './routes/inbox.routes.ts';
 import { openApiRouter } from './routes/openapi.routes.ts';
 import { roomsRouter } from './routes/rooms.routes.ts';
@@ -18,8 +17,8 @@ export function createApiApp(deps: ApiDeps, options: ApiAppOptions = {}): Expres
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(accessLog(deps.logger, deps.metrics.httpDuration));
   app.use(assignRequestId);
-  app.use(accessLog(deps.logger, deps.metrics));
   app.use(openApiRouter());
   app.use(roomsRouter(deps));
   app.use(inboxRouter(deps));

@@ -1,22 +1,45 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { createHttpDurationHistogram } from '@chat/observability';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StreamHub } from './domain/stream-hub.ts';
 import type { CloseReason } from './domain/stream-session.ts';
 
-/** The gateway's own prom-client registry and the counters the engine bumps. */
+/** The kind of stream, named by its durable event: room streams send `message`, inbox streams `notification`. */
+export type StreamKind = 'message' | 'notification';
+
+/** The gateway's own prom-client registry and the instruments the engine records into. */
 export interface GatewayMetrics {
   registry: Registry;
-  streamOpened(): void;
-  streamClosed(reason: CloseReason): void;
+  httpDuration: ReturnType<typeof createHttpDurationHistogram>;
+  coreCalls: Histogram<'operation' | 'outcome'>;
+  streamOpened(kind: StreamKind): void;
+  streamClosed(kind: StreamKind, reason: CloseReason): void;
+  delivered(kind: StreamKind, from: 'store' | 'live'): void;
 }
 
-/** Creates the registry; open streams and scopes are read from the hub at scrape time. */
-export function createGatewayMetrics(hub: () => StreamHub | undefined): GatewayMetrics {
+/**
+ * Creates the registry; open streams and scopes are read from the hub at scrape time. Close reasons
+ * carry handoffs (`rotation`, `shutdown`), reauthorizations (`access_revoked`,
+ * `authorization_unavailable`, `token_expiring`) and slow-consumer closes (`slow_consumer`).
+ */
+export function createGatewayMetrics(hub: () => StreamHub | undefined, options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
   const registry = new Registry();
-  const opened = new Counter({ name: 'chat_gateway_streams_opened_total', help: 'Streams opened.', registers: [registry] });
-  const closed = new Counter({ name: 'chat_gateway_streams_closed_total', help: 'Streams closed, by reason.', labelNames: ['reason'], registers: [registry] });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'chat_gateway_' });
+  const opened = new Counter({ name: 'chat_gateway_streams_opened_total', help: 'Streams opened, by kind.', labelNames: ['kind'], registers: [registry] });
+  const closed = new Counter({
+    name: 'chat_gateway_streams_closed_total',
+    help: 'Streams closed, by kind and reason (rotation/shutdown: handoff; access_revoked/authorization_unavailable/token_expiring: reauthorize; slow_consumer).',
+    labelNames: ['kind', 'reason'],
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'chat_gateway_deliveries_total',
+    help: 'Durable events written to clients, by kind and source (store: replayed or gap-filled; live: from the backbone).',
+    labelNames: ['kind', 'from'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'chat_gateway_streams_open',
-    help: 'Streams open in this process.',
+    help: 'Streams open in this process (per kind: opened minus closed).',
     registers: [registry],
     collect() {
       this.set(hub()?.stats().sessions ?? 0);
@@ -32,7 +55,16 @@ export function createGatewayMetrics(hub: () => StreamHub | undefined): GatewayM
   });
   return {
     registry,
-    streamOpened: () => opened.inc(),
-    streamClosed: (reason) => closed.inc({ reason }),
+    httpDuration: createHttpDurationHistogram(registry),
+    coreCalls: new Histogram({
+      name: 'chat_core_call_duration_seconds',
+      help: 'Calls to core (authorize, ping) by outcome; outcome=error counts failures',
+      labelNames: ['operation', 'outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    streamOpened: (kind) => opened.inc({ kind }),
+    streamClosed: (kind, reason) => closed.inc({ kind, reason }),
+    delivered: (kind, from) => deliveries.inc({ kind, from }),
   };
 }

@@ -61,7 +61,12 @@ export async function createGatewayRuntime(options: GatewayRuntimeOptions): Prom
   const deps: GatewayDeps = {
     store,
     tokens: createTokenVerifier({ coreUrl: options.core.url }),
-    core: createCoreClient({ coreUrl: options.core.url, serviceToken: options.core.serviceToken, timeoutMs: options.core.timeoutMs }),
+    core: createCoreClient({
+      coreUrl: options.core.url,
+      serviceToken: options.core.serviceToken,
+      timeoutMs: options.core.timeoutMs,
+      observe: (operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds),
+    }),
     cursors: await loadCursorCodec(store.serviceKeys, options.cursor),
     leases: options.leases,
     engine,

@@ -52,10 +52,11 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
     settings: engine.settings,
     logger,
     now: engine.now,
+    onDelivered: (from) => engine.metrics.delivered(input.source.eventName, from),
     onClosed: (closed, reason) => {
       res.off('close', onClientGone);
       engine.hub.unregister(closed);
-      engine.metrics.streamClosed(reason);
+      engine.metrics.streamClosed(input.source.eventName, reason);
       logger.debug({ reason }, 'stream closed');
     },
   });
@@ -72,6 +73,6 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
   res.socket?.setTimeout(0);
   res.writeHead(200, STREAM_HEADERS);
   res.flushHeaders();
-  engine.metrics.streamOpened();
+  engine.metrics.streamOpened(input.source.eventName);
   session.begin();
 }

@@ -55,6 +55,8 @@ export interface StreamSessionOptions {
   now: () => number;
   /** Called once when the session ends (the hub unregisters it, metrics count it). */
   onClosed: (session: StreamSession, reason: CloseReason) => void;
+  /** Told of every durable event written, and whether it came from the store (replay, gap fill) or live. */
+  onDelivered?: (from: 'store' | 'live') => void;
 }
 
 type OutputEnding = 'end' | 'destroy' | 'none';
@@ -184,11 +186,12 @@ export class StreamSession {
 
   /** Writes one durable item; false (and the stream closed) when the client is too far behind. */
   private send(item: SourceItem): boolean {
-    return this.sendFrame(item.seq, this.frameOf(item));
+    return this.sendFrame(item.seq, this.frameOf(item), 'store');
   }
 
-  private sendFrame(seq: number, frame: string | Buffer): boolean {
+  private sendFrame(seq: number, frame: string | Buffer, from: 'store' | 'live' = 'live'): boolean {
     this.lastSeq = seq;
+    this.options.onDelivered?.(from);
     if (this.options.output.write(frame)) return true;
     this.close('slow_consumer', undefined, 'destroy');
     return false;

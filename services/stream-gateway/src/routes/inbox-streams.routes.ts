@@ -4,7 +4,7 @@ import { resolveInboxStreamTarget, UNCAPPED_INBOX_LEASE } from '../domain/open-i
 import { resumeCursor } from '../domain/resume-input.ts';
 import { scopeGrant } from '../domain/scope-grant.ts';
 import { openStream } from '../domain/stream-engine.ts';
-import { assignRequestId, authenticate, authorize, errorHandler, methodNotAllowed, parseScope } from '@chat/http-kit';
+import { accessLog, assignRequestId, authenticate, authorize, errorHandler, methodNotAllowed, parseScope } from '@chat/http-kit';
 import { requireEventStream, scopeRequest } from '../middleware/event-stream.ts';
 
 /** streamRepositoryInbox. */
@@ -19,8 +19,8 @@ export function createInboxStreamRouter(deps: GatewayDeps): Router {
   const router = Router();
   router
     .route(INBOX_STREAM_PATH)
-    .get(assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req, res) => streamInbox(deps, req, res))
-    .all(assignRequestId, methodNotAllowed('GET'));
+    .get(accessLog(deps.logger, deps.engine.metrics.httpDuration), assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req, res) => streamInbox(deps, req, res))
+    .all(accessLog(deps.logger, deps.engine.metrics.httpDuration), assignRequestId, methodNotAllowed('GET'));
   router.use(INBOX_STREAM_PATH, errorHandler(deps.logger));
   return router;
 }

@@ -6,7 +6,7 @@ import { resumeCursor } from '../domain/resume-input.ts';
 import { principalKey, scopeGrant } from '../domain/scope-grant.ts';
 import { openStream } from '../domain/stream-engine.ts';
 import type { StreamLease } from '@chat/coordination';
-import { assignRequestId, authenticate, authorize, errorHandler, methodNotAllowed, parseScope } from '@chat/http-kit';
+import { accessLog, assignRequestId, authenticate, authorize, errorHandler, methodNotAllowed, parseScope } from '@chat/http-kit';
 import { requireEventStream, scopeRequest } from '../middleware/event-stream.ts';
 
 /** streamRepositoryRoom and streamBranchRoom. */
@@ -25,8 +25,8 @@ export function createStreamRouter(deps: GatewayDeps): Router {
   for (const path of ROOM_STREAM_PATHS) {
     router
       .route(path)
-      .get(assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req, res) => streamRoom(deps, req, res))
-      .all(assignRequestId, methodNotAllowed('GET'));
+      .get(accessLog(deps.logger, deps.engine.metrics.httpDuration), assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req, res) => streamRoom(deps, req, res))
+      .all(accessLog(deps.logger, deps.engine.metrics.httpDuration), assignRequestId, methodNotAllowed('GET'));
   }
   router.use(ROOM_STREAM_PATHS as unknown as string[], errorHandler(deps.logger));
   return router;

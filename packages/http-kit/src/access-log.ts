@@ -1,0 +1,34 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Histogram } from 'prom-client';
+import type { Logger } from '@chat/observability';
+import './locals.ts';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** Set by the first access logger a request meets, so nested routers do not log it twice. */
+    accessLogged?: boolean;
+  }
+}
+
+/**
+ * One log line and one latency sample per request, written when the response finishes (for a
+ * stream: when it closes). The line carries the request ID and the route template, never headers or
+ * query strings (they may hold tokens or cursors).
+ */
+export function accessLog(logger: Logger, httpDuration: Histogram<'operation' | 'method' | 'status'>) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (res.locals.accessLogged) return next();
+    res.locals.accessLogged = true;
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const operation = req.route?.path ? String(req.route.path) : 'unmatched';
+      httpDuration.observe({ operation, method: req.method, status: String(res.statusCode) }, seconds);
+      logger.info(
+        { requestId: res.locals.requestId, method: req.method, operation, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10 },
+        'request',
+      );
+    });
+    next();
+  };
+}
