@@ -52,13 +52,14 @@ export interface MentionFanoutRepository {
 const MAX_ERROR_LENGTH = 2000;
 
 /**
- * Records that `message` has mentions to fan out. Called inside the message append transaction so
- * the record commits with the message or not at all.
+ * Records that these messages have mentions to fan out, in one statement. Called inside the message
+ * append transaction so the records commit with the messages or not at all.
  */
-export async function recordMentionFanout(tx: Pick<ChatDb, 'insert'>, message: MessageRow): Promise<void> {
+export async function recordMentionFanouts(tx: Pick<ChatDb, 'insert'>, messages: MessageRow[]): Promise<void> {
+  if (messages.length === 0) return;
   await tx
     .insert(mentionFanout)
-    .values({ messageId: message.messageId, roomId: message.roomId, seq: message.seq, createdAt: message.createdAt, nextAttemptAt: message.createdAt })
+    .values(messages.map((m) => ({ messageId: m.messageId, roomId: m.roomId, seq: m.seq, createdAt: m.createdAt, nextAttemptAt: m.createdAt })))
     .onConflictDoNothing({ target: mentionFanout.messageId });
 }
 

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PendingAppend } from './append-batcher.ts';
 import type { ChatDb } from './database.ts';
-import { recordMentionFanout } from './mention-fanout.repository.ts';
+import { recordMentionFanouts } from './mention-fanout.repository.ts';
 import type { AppendOutcome } from './message.repository.ts';
 import { rowsOf } from './migrate.ts';
 import { nextMessageId } from './monotonic-ulid.ts';
@@ -58,9 +58,9 @@ export async function appendBatch(db: ChatDb, scope: RoomScope, items: PendingAp
     const outboxIds = await insertMessages(tx, room.roomId, created);
     const newest = created[created.length - 1]!.message;
     const updatedRoom: RoomRow = { ...room, lastSeq: newest.seq, lastMessageAt: newest.createdAt, lastMessageId: newest.messageId };
+    // The durable record that the notifier owes these messages' mentions their notifications.
+    await recordMentionFanouts(tx, created.map((e) => e.message).filter((m) => m.mentions !== null && m.mentions.length > 0));
     for (const [i, entry] of created.entries()) {
-      // The durable record that the notifier owes this message's mentions their notifications.
-      if (entry.message.mentions && entry.message.mentions.length > 0) await recordMentionFanout(tx, entry.message);
       outcomes[entry.index] = { kind: 'created', message: entry.message, room: updatedRoom, outboxId: outboxIds[i]!, outboxPayload: entry.payload };
     }
     return outcomes as AppendOutcome[];

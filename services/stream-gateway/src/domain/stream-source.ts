@@ -21,7 +21,7 @@ export interface StreamSource {
   readonly eventName: 'message' | 'notification';
   /** Highest committed seq of the scope right now (0 when empty): the snapshot barrier. */
   highWater(): Promise<number>;
-  /** Items with seq greater than `afterSeq`, oldest first, at most `limit`. */
+  /** Items with seq greater than `afterSeq`, oldest first, at most `limit`. The array may be shared between streams: read it, never change it. */
   readAfter(afterSeq: number, limit: number): Promise<SourceItem[]>;
   /**
    * The durable cursor of the item with this seq (its SSE id). It must depend on the scope and seq
