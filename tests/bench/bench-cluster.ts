@@ -7,7 +7,7 @@ import { DevCoreClient } from '../harness/dev-core-client.ts';
 import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-process.ts';
 import { freePort } from '../harness/free-port.ts';
 import { testConfig } from '../harness/test-config.ts';
-import { createScratchDatabase } from '../inbox/scratch-database.ts';
+import { createScratchDatabase } from '../harness/scratch-database.ts';
 
 export type BenchMode = 'all-in-one' | 'distributed';
 

@@ -3,7 +3,7 @@ import { startChatProcess, type ChatProcess } from './chat-process.ts';
 import { DevCoreClient } from './dev-core-client.ts';
 import { startDevCoreProcess, type DevCoreProcess } from './dev-core-process.ts';
 import { SharedFixture, type Scenario } from './fixture-factory.ts';
-import { Actors, modeEnv } from './stacks.ts';
+import { Actors, deploymentEnv } from './stacks.ts';
 
 /** Several all-in-one processes on one PostgreSQL, one Redis and one stand-alone dev-core. */
 export interface Cluster {
@@ -19,13 +19,15 @@ export interface Cluster {
 /** Starts dev-core alone, then `size` chat processes at once (so their migrations race, as in production). */
 export async function startCluster(size: number, env: Record<string, string> = {}): Promise<Cluster> {
   const devCore: DevCoreProcess = await startDevCoreProcess();
+  const deployment = await deploymentEnv('postgres', 'cluster');
   const started = await Promise.allSettled(
-    Array.from({ length: size }, (_, i) => startChatProcess({ name: `chat-node-${i}`, env: { ...modeEnv('postgres'), CORE_URL: devCore.url, ...env } })),
+    Array.from({ length: size }, (_, i) => startChatProcess({ name: `chat-node-${i}`, env: { ...deployment.env, CORE_URL: devCore.url, ...env } })),
   );
   const processes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const stopAll = async () => {
     await Promise.all(processes.map((p) => p.stop()));
     await devCore.stop();
+    await deployment.drop();
   };
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {

@@ -2,14 +2,27 @@ import { ApiClient } from './api-client.ts';
 import { startChatProcess, type ChatProcess } from './chat-process.ts';
 import { DevCoreClient, type MintRequest } from './dev-core-client.ts';
 import { SharedFixture, type Scenario } from './fixture-factory.ts';
+import { ulid } from 'ulid';
+import { createScratchDatabase } from './scratch-database.ts';
 import { testConfig } from './test-config.ts';
 
 /** The two ways the service runs: embedded (PGlite, in-process backbone) or on PostgreSQL and Redis. */
 export type Mode = 'embedded' | 'postgres';
 export const MODES: readonly Mode[] = ['embedded', 'postgres'];
 
-export function modeEnv(mode: Mode): Record<string, string> {
-  return mode === 'postgres' ? { DATABASE_URL: testConfig.databaseUrl, REDIS_URL: testConfig.redisUrl } : {};
+/**
+ * The environment of one deployment in a mode. On PostgreSQL every deployment gets a database and a
+ * Redis key prefix of its own, as separate deployments would: its notifiers sweep every fan-out row
+ * of their database and its consumer groups read every entry under their prefix, so sharing them with
+ * another test's processes (which ask another dev-core) would hand this deployment's work to them.
+ */
+export async function deploymentEnv(mode: Mode, label: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (mode === 'embedded') return { env: {}, drop: async () => undefined };
+  const database = await createScratchDatabase(label);
+  return {
+    env: { DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: `${label}-${ulid().toLowerCase()}` },
+    drop: () => database.drop(),
+  };
 }
 
 /** One running chat service with the dev-core it uses, the fixture installed in it and a validating client. */
@@ -26,7 +39,11 @@ export interface Stack {
 
 /** Starts a dedicated stack (one all-in-one process with its embedded dev-core). */
 export async function startStack(mode: Mode, env: Record<string, string> = {}): Promise<Stack> {
-  const chat = await startChatProcess({ name: `chat[${mode}]`, env: { ...modeEnv(mode), ...env } });
+  const deployment = await deploymentEnv(mode, 'stack');
+  const chat = await startChatProcess({ name: `chat[${mode}]`, env: { ...deployment.env, ...env } }).catch(async (err: unknown) => {
+    await deployment.drop();
+    throw err;
+  });
   const core = new DevCoreClient(chat.coreUrl);
   const fixture = new SharedFixture(core);
   const api = new ApiClient(chat.url);
@@ -43,6 +60,7 @@ export async function startStack(mode: Mode, env: Record<string, string> = {}): 
     async stop() {
       api.close();
       await chat.stop();
+      await deployment.drop();
     },
   };
 }

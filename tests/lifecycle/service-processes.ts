@@ -10,6 +10,7 @@ import { DevCoreClient } from '../harness/dev-core-client.ts';
 import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-process.ts';
 import { SharedFixture } from '../harness/fixture-factory.ts';
 import { freePort } from '../harness/free-port.ts';
+import { createScratchDatabase } from '../harness/scratch-database.ts';
 import { testConfig } from '../harness/test-config.ts';
 
 /** One started service process and the URLs it answers on. */
@@ -49,7 +50,8 @@ export async function startLifecycleWorld(): Promise<LifecycleWorld> {
   const devCore: DevCoreProcess = await startDevCoreProcess();
   const core = new DevCoreClient(devCore.url);
   const prefix = `lifecycle-${ulid()}`;
-  const env = { DATABASE_URL: testConfig.databaseUrl, REDIS_URL: testConfig.redisUrl, CORE_URL: devCore.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
+  const database = await createScratchDatabase('lifecycle');
+  const env = { DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, CORE_URL: devCore.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
   const started: ServiceProcess[] = [];
 
   async function start(name: string, script: string, portEnv: string | undefined, adminEnv: string, extra: Record<string, string>, ready: (p: ServiceProcess) => Promise<void>) {
@@ -85,6 +87,7 @@ export async function startLifecycleWorld(): Promise<LifecycleWorld> {
     async stop() {
       await Promise.all(started.map((p) => p.service.stop()));
       await devCore.stop();
+      await database.drop();
     },
   };
 }

@@ -4,7 +4,7 @@ import { ulid } from 'ulid';
 import { expectError, expectStatus } from '../harness/assertions.ts';
 import { startStack, type Stack } from '../harness/stacks.ts';
 import { TcpProxy } from '../harness/tcp-proxy.ts';
-import { testConfig } from '../harness/test-config.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../harness/scratch-database.ts';
 
 const CORE_TIMEOUT_MS = 500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -14,8 +14,11 @@ describe('invariant 8: outages answer 503 with the right code, write nothing hal
   let stack: Stack;
   let proxy: TcpProxy;
 
+  let scratch: ScratchDatabase;
+
   before(async () => {
-    const database = new URL(testConfig.databaseUrl);
+    scratch = await createScratchDatabase('outages');
+    const database = new URL(scratch.url);
     proxy = new TcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
     const port = await proxy.start();
     database.host = `127.0.0.1:${port}`;
@@ -26,6 +29,7 @@ describe('invariant 8: outages answer 503 with the right code, write nothing hal
     await stack?.core.setFaults('ok').catch(() => undefined);
     await stack?.stop();
     await proxy?.close();
+    await scratch?.drop();
   });
   afterEach(async function () {
     // After a crash (reported by the test itself) there is nothing left to reset.

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ulid } from 'ulid';
-import { testConfig } from '../harness/test-config.ts';
+import { testConfig } from './test-config.ts';
 
 export interface ScratchDatabase {
   url: string;
