@@ -58,8 +58,8 @@ export interface ConsumeOptions {
    */
   maxDeliveries?: number;
   /**
-   * Handler runs in flight at once within a read batch. Above 1, entries are handled out of order
-   * (also within one scope): for consumers whose results carry their own order, like the notifier.
+   * Scopes handled at once within a read batch. The entries of one scope are always handled one after
+   * another, in order; above 1, different scopes proceed side by side.
    * @defaultValue 1
    */
   concurrency?: number;

@@ -18,3 +18,20 @@ export async function forEachConcurrently<T>(items: readonly T[], limit: number,
   await Promise.all(lanes);
   if (failure !== undefined) throw failure;
 }
+
+/**
+ * Like `forEachConcurrently`, but items with the same key run one after another, in their order;
+ * only different keys run side by side. Keeps per-scope order while scopes proceed in parallel.
+ */
+export async function forEachByKey<T>(items: readonly T[], limit: number, keyOf: (item: T) => string, work: (item: T) => Promise<void>): Promise<void> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  await forEachConcurrently([...groups.values()], limit, async (group) => {
+    for (const item of group) await work(item);
+  });
+}

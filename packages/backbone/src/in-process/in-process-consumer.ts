@@ -1,4 +1,4 @@
-import { forEachConcurrently } from '../concurrency.ts';
+import { forEachByKey } from '../concurrency.ts';
 import type { Consumer, ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
 import type { ChannelLog } from './channel-log.ts';
 
@@ -50,7 +50,8 @@ export class InProcessConsumer implements Consumer {
         await this.log.waitForEntries(Math.min(blockMs, Math.max(this.nextClaimAt - Date.now(), 1)));
         continue;
       }
-      await forEachConcurrently(batch, this.opts.concurrency, (event) => this.process(event, 1));
+      // Scopes run side by side; the events of one scope keep their order.
+      await forEachByKey(batch, this.opts.concurrency, (event) => event.scopeKey, (event) => this.process(event, 1));
     }
   }
 

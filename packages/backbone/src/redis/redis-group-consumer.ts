@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Consumer, ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
-import { forEachConcurrently } from '../concurrency.ts';
+import { forEachByKey } from '../concurrency.ts';
 import { flatToRecord, sleep, waitReady, withDeadline } from './redis-connection.ts';
 import { eventFields, toDeliveredEvent, type RawEntry, type RawStreamReply } from './stream-entry.ts';
 import type { StreamKeys } from './stream-keys.ts';
@@ -102,7 +102,9 @@ export class RedisGroupConsumer implements Consumer {
         const reply = (await withDeadline(this.conn, read, opts.blockMs + graceMs)) as RawStreamReply | null;
         backoffMs = 50;
         const batch = (reply ?? []).flatMap(([key, entries]) => entries.map(([id, fields]) => ({ partition: this.streamKeys.indexOf(key), id, fields })));
-        await forEachConcurrently(batch, opts.concurrency, (e) => this.process(e.partition, e.id, e.fields, 1));
+        // Scopes run side by side; the entries of one scope keep their order.
+        const scopeOf = (e: (typeof batch)[number]) => toDeliveredEvent(opts.channel, e.id, e.fields)?.scopeKey ?? e.id;
+        await forEachByKey(batch, opts.concurrency, scopeOf, (e) => this.process(e.partition, e.id, e.fields, 1));
       } catch (err) {
         if (this.stopping) break;
         this.report(err);

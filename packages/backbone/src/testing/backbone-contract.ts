@@ -159,29 +159,37 @@ export function runBackboneContract(name: string, factory: BackboneFactory): voi
       expect(statsOne.pending).to.equal(0);
     });
 
-    it('consumer group: with concurrency N, up to N handler runs overlap and each entry is acked once', async () => {
+    it('consumer group: with concurrency N, up to N scopes are handled side by side, each in order, each entry acked once', async () => {
       const backbone = await open();
-      const key = scope();
+      const scopes = [scope(), scope(), scope(), scope(), scope()];
       let inFlight = 0;
       let peak = 0;
-      const handled: number[] = [];
+      const handled = new Map<string, number[]>();
+      const busy = new Set<string>();
+      let overlapWithinScope = false;
       const consumer = track(
         await backbone.consume(
-          { channel: 'messages', group: 'g-parallel', consumer: 'p', batchSize: 16, blockMs: 100, claimIdleMs: 10_000, concurrency: 4 },
+          { channel: 'messages', group: 'g-parallel', consumer: 'p', batchSize: 32, blockMs: 100, claimIdleMs: 10_000, concurrency: 4 },
           async (e) => {
+            if (busy.has(e.scopeKey)) overlapWithinScope = true;
+            busy.add(e.scopeKey);
             inFlight++;
             peak = Math.max(peak, inFlight);
-            await new Promise((resolve) => setTimeout(resolve, 30));
+            await new Promise((resolve) => setTimeout(resolve, 20));
             inFlight--;
-            handled.push(e.seq);
+            busy.delete(e.scopeKey);
+            handled.set(e.scopeKey, [...(handled.get(e.scopeKey) ?? []), e.seq]);
           },
         ),
       );
-      await backbone.publish(events('messages', key, 1, 16));
-      await waitFor(() => handled.length >= 16, 10_000, '16 handled');
-      expect(peak).to.equal(4);
-      expect([...handled].sort((x, y) => x - y)).to.deep.equal(range(1, 16));
-      await waitFor(async () => (await consumer.stats()).acked === 16, 5000, '16 acked');
+      for (let seq = 1; seq <= 4; seq++) await backbone.publish(scopes.flatMap((key) => events('messages', key, seq, 1)));
+      const total = () => [...handled.values()].reduce((n, list) => n + list.length, 0);
+      await waitFor(() => total() >= 20, 10_000, '20 handled');
+      expect(peak).to.be.at.most(4);
+      expect(peak).to.be.greaterThan(1);
+      expect(overlapWithinScope, 'two entries of one scope at once').to.equal(false);
+      for (const key of scopes) expect(handled.get(key), key).to.deep.equal([1, 2, 3, 4]);
+      await waitFor(async () => (await consumer.stats()).acked === 20, 5000, '20 acked');
       expect((await consumer.stats()).pending).to.equal(0);
     });
 
