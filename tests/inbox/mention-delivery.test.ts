@@ -7,22 +7,11 @@ import { ApiClient, bearer } from '../harness/api-client.ts';
 import { testConfig } from '../harness/test-config.ts';
 import { startDistributedCluster, type DistributedCluster } from './distributed-cluster.ts';
 import { ResumingInboxReader } from './inbox-stream-reader.ts';
+import { seededRandom } from '../harness/seeded-random.ts';
 
 const MESSAGES = 1000;
 const WRITERS = 16;
 const KILL_AFTER = 350;
-
-/** A small seeded generator, so a failing run's choices can be replayed with its seed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Target {
   kind: 'human' | 'bot';

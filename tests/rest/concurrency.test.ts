@@ -5,22 +5,11 @@ import type { ApiResponse } from '../harness/api-client.ts';
 import { compareMessages } from '../harness/assertions.ts';
 import { startCluster, type Cluster } from '../harness/cluster.ts';
 import { testConfig } from '../harness/test-config.ts';
+import { seededRandom } from '../harness/seeded-random.ts';
 
 const PROCESSES = 4;
 const CLIENTS = 40;
 const MESSAGES_PER_CLIENT = 8;
-
-/** A small seeded generator, so a failing interleaving of choices can be replayed with its seed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Sent {
   client: number;
