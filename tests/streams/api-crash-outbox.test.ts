@@ -5,7 +5,8 @@ import { roomPath, type RoomScope } from '../harness/api-client.ts';
 import { expectStatus } from '../harness/assertions.ts';
 import { startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
 import { checkDeliveries, printReport, readRoomHistory } from '../harness/sse-delivery-check.ts';
-import { ResumingSseClient, seededRandom } from '../harness/sse-resuming-client.ts';
+import { ResumingSseClient } from '../harness/sse-resuming-client.ts';
+import { seededRandom } from '../harness/seeded-random.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const CRASH_AT = 4;

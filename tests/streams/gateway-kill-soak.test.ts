@@ -4,7 +4,8 @@ import { roomPath } from '../harness/api-client.ts';
 import { startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
 import { writeMessages } from '../harness/gateway-writers.ts';
 import { checkDeliveries, isClean, printReport, readRoomHistory, sumReports } from '../harness/sse-delivery-check.ts';
-import { ResumingSseClient, seededRandom } from '../harness/sse-resuming-client.ts';
+import { ResumingSseClient } from '../harness/sse-resuming-client.ts';
+import { seededRandom } from '../harness/seeded-random.ts';
 import { testConfig } from '../harness/test-config.ts';
 
 const CLIENTS = 20;

@@ -4,7 +4,8 @@ import { ulid } from 'ulid';
 import { roomPath } from '../harness/api-client.ts';
 import { readMetric, residentBytes, startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
 import { checkDeliveries, printReport, readRoomHistory } from '../harness/sse-delivery-check.ts';
-import { ResumingSseClient, seededRandom, type ReceivedMessage } from '../harness/sse-resuming-client.ts';
+import { ResumingSseClient, type ReceivedMessage } from '../harness/sse-resuming-client.ts';
+import { seededRandom } from '../harness/seeded-random.ts';
 import { openSse, type SseConnection } from '../harness/sse-stream.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,4 +1,4 @@
-import { createHttpDurationHistogram } from '@chat/observability';
+import { createCoreCallHistogram, createHttpDurationHistogram } from '@chat/observability';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OutboxRepository } from '@chat/store';
 
@@ -33,12 +33,6 @@ export function createApiMetrics(options: { outbox?: OutboxRepository; defaultMe
       labelNames: ['outcome'],
       registers: [registry],
     }),
-    coreCalls: new Histogram({
-      name: 'chat_core_call_duration_seconds',
-      help: 'Calls to core (authorize, resolveMentions, ping) by outcome; outcome=error counts failures',
-      labelNames: ['operation', 'outcome'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
+    coreCalls: createCoreCallHistogram(registry),
   };
 }

@@ -1,4 +1,4 @@
-import { createHttpDurationHistogram } from '@chat/observability';
+import { createCoreCallHistogram, createHttpDurationHistogram } from '@chat/observability';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StreamHub } from './domain/stream-hub.ts';
 import type { CloseReason } from './domain/stream-session.ts';
@@ -56,13 +56,7 @@ export function createGatewayMetrics(hub: () => StreamHub | undefined, options: 
   return {
     registry,
     httpDuration: createHttpDurationHistogram(registry),
-    coreCalls: new Histogram({
-      name: 'chat_core_call_duration_seconds',
-      help: 'Calls to core (authorize, ping) by outcome; outcome=error counts failures',
-      labelNames: ['operation', 'outcome'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
+    coreCalls: createCoreCallHistogram(registry),
     streamOpened: (kind) => opened.inc({ kind }),
     streamClosed: (kind, reason) => closed.inc({ kind, reason }),
     delivered: (kind, from) => deliveries.inc({ kind, from }),
