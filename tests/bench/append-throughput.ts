@@ -1,4 +1,5 @@
-import { ulid } from 'ulid';
+import { newUlid } from '@chat/contracts';
+import { Pool } from 'undici';
 import type { BenchCluster } from './bench-cluster.ts';
 
 export interface AppendThroughputResult {
@@ -13,7 +14,8 @@ export interface AppendThroughputResult {
 }
 
 /**
- * Closed-loop append load: `clients` concurrent writers, each appending as fast as its previous
+ * The load client shares the machine's two cores with the servers, so it is lean: undici pools
+ * with keep-alive (no `fetch` objects), one pool per API process. Closed-loop append load: `clients` concurrent writers, each appending as fast as its previous
  * append returns, for `seconds`, through the cluster's API processes in turn, into `rooms` rooms
  * (the repository room alone, or that many branch rooms).
  */
@@ -31,28 +33,33 @@ export async function measureAppendThroughput(
   let failed = 0;
   const failures: Record<string, number> = {};
   const deadline = Date.now() + options.seconds * 1000;
+  const pools = cluster.apiUrls.map((url) => new Pool(url, { connections: options.clients }));
   const started = performance.now();
   await Promise.all(
     Array.from({ length: options.clients }, async (_, client) => {
       const token = tokens[client % tokens.length]!;
       for (let i = 0; Date.now() < deadline; i++) {
-        const base = cluster.apiUrls[(client + i) % cluster.apiUrls.length]!;
+        const pool = pools[(client + i) % pools.length]!;
         const path = roomPaths[(client * 7919 + i) % roomPaths.length]!;
-        const response = await fetch(base + path, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': ulid() },
-          body: JSON.stringify({ bodyMarkdown: `bench message ${client}-${i}` }),
-        }).catch(() => null);
-        if (response) await response.arrayBuffer();
-        if (response?.status === 201) appended++;
+        const response = await pool
+          .request({
+            method: 'POST',
+            path,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': newUlid() },
+            body: JSON.stringify({ bodyMarkdown: `bench message ${client}-${i}` }),
+          })
+          .catch(() => null);
+        if (response) await response.body.dump();
+        if (response?.statusCode === 201) appended++;
         else {
           failed++;
-          const key = response ? String(response.status) : 'network';
+          const key = response ? String(response.statusCode) : 'network';
           failures[key] = (failures[key] ?? 0) + 1;
         }
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  await Promise.all(pools.map((pool) => pool.close()));
   return { rooms: options.rooms, clients: options.clients, seconds, appended, failed, failures, appendsPerSecond: appended / seconds };
 }

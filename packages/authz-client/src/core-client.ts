@@ -1,6 +1,7 @@
 import { AppError } from '@chat/contracts';
 import type { z } from 'zod';
 import { coreEndpoints } from './core-endpoints.ts';
+import { createCoreTransport, type CoreTransport } from './core-transport.ts';
 import {
   authorizationDecisionSchema,
   mentionResolutionSchema,
@@ -17,8 +18,8 @@ export interface CoreClientOptions {
   serviceToken: string;
   /** Time allowed for a whole call, body included, before answering 503. @defaultValue 2000 */
   timeoutMs?: number;
-  /** @defaultValue globalThis.fetch (keeps connections alive between calls) */
-  fetch?: typeof fetch;
+  /** The HTTP leg. @defaultValue an undici keep-alive agent (createCoreTransport) */
+  transport?: CoreTransport;
   /** Told the duration and outcome of every call (for latency and failure metrics). */
   observe?: (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
 }
@@ -62,25 +63,24 @@ interface CoreResponse {
 export function createCoreClient(options: CoreClientOptions): CoreClient {
   const endpoints = coreEndpoints(options.coreUrl);
   const timeoutMs = options.timeoutMs ?? 2000;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const transport = options.transport ?? createCoreTransport();
+  const serviceAuthorization = `Bearer ${options.serviceToken}`;
 
   async function post(url: URL, body: unknown, headers: Record<string, string>): Promise<CoreResponse> {
-    const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const response = await fetchImpl(url, {
+      const response = await transport.send(url, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${options.serviceToken}`,
+          authorization: serviceAuthorization,
           'content-type': 'application/json',
           accept: 'application/json',
           ...headers,
         },
         body: JSON.stringify(body),
-        redirect: 'error',
-        signal,
+        timeoutMs,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
       });
-      const text = await response.text();
-      if (text.length > MAX_RESPONSE_BYTES) throw new Error(`core answer of ${text.length} characters`);
+      const { text } = response;
       let parsed: unknown;
       try {
         parsed = text === '' ? undefined : JSON.parse(text);
@@ -142,8 +142,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
 
     async ping() {
       try {
-        const response = await fetchImpl(endpoints.marketplaceJwks, { redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-        await response.arrayBuffer();
+        const response = await transport.send(endpoints.marketplaceJwks, { method: 'GET', timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES });
         if (response.status !== 200) throw new Error(`core key set answered ${response.status}`);
       } catch (err) {
         throw unavailable(err);

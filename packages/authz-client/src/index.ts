@@ -1,5 +1,6 @@
 export { createTokenVerifier, type TokenVerifier, type TokenVerifierOptions, type VerifiedPrincipal } from './token-verifier.ts';
 export { createCoreClient, type CallOptions, type CoreClient, type CoreClientOptions, type CoreOperation } from './core-client.ts';
+export { createCoreTransport, type CoreHttpResponse, type CoreTransport } from './core-transport.ts';
 export {
   authorizeScope,
   type DecisionAttribution,

@@ -243,6 +243,19 @@ describe('createTokenVerifier', () => {
     });
   });
 
+  it('remembers verified tokens, never refused ones', async () => {
+    const verifier = createTokenVerifier({ coreUrl: issuer.url });
+    const good = await issuer.sign('marketplace', humanClaims(issuer.url));
+    const first = await verifier.verify(bearer(good));
+    expect(await verifier.verify(bearer(good))).to.equal(first);
+    const [h, p] = good.split('.');
+    const forged = `${h}.${p}.${'A'.repeat(86)}`;
+    for (let i = 0; i < 2; i++) {
+      const err = await verifier.verify(bearer(forged)).then(() => null, (e: unknown) => e);
+      expect(err).to.have.property('code', 'TOKEN_REJECTED');
+    }
+  });
+
   it('caches key sets: many verifications, one fetch per issuer', async () => {
     const verifier = createTokenVerifier({ coreUrl: issuer.url });
     const before = issuer.jwksRequests();

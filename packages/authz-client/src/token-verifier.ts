@@ -10,6 +10,7 @@ import {
 } from 'jose';
 import { extractBearerToken, tokenRejected } from './bearer-header.ts';
 import { coreEndpoints } from './core-endpoints.ts';
+import { VerifiedTokenCache } from './verified-token-cache.ts';
 
 /** Who a verified bearer token speaks for, and until when. */
 export type VerifiedPrincipal =
@@ -27,6 +28,13 @@ export interface TokenVerifierOptions {
   jwksTimeoutMs?: number;
   /** fetch used for the key sets. @defaultValue globalThis.fetch */
   fetch?: typeof fetch;
+  /**
+   * How long a verified token is remembered (never past its `exp`); 0 verifies every request.
+   * @defaultValue 60000
+   */
+  verifiedCacheTtlMs?: number;
+  /** At most this many verified tokens are remembered. @defaultValue 10000 */
+  verifiedCacheMaxEntries?: number;
 }
 
 export interface TokenVerifier {
@@ -117,35 +125,45 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     },
   } as const;
 
+  const verified = new VerifiedTokenCache({ ttlMs: options.verifiedCacheTtlMs ?? 60_000, maxEntries: options.verifiedCacheMaxEntries ?? 10_000 });
+
   return {
     async verify(authorizationHeader) {
       const token = extractBearerToken(authorizationHeader);
-      const { tokenClass } = classify(token);
-      const expected = classes[tokenClass];
-      let payload;
-      try {
-        ({ payload } = await jwtVerify(token, expected.keys, {
-          algorithms: ['ES256'],
-          issuer: expected.issuer,
-          audience,
-          typ: expected.typ,
-          clockTolerance,
-          requiredClaims: [...expected.requiredClaims],
-        }));
-      } catch (err) {
-        if (err instanceof KeySetUnavailableError) {
-          throw new AppError('AUTHORIZATION_UNAVAILABLE', 'Token verification is unavailable.', { cause: err.cause });
-        }
-        // jose's errors name the failed check, never the token; keep only that for the log.
-        throw tokenRejected(err instanceof errors.JOSEError ? `${err.code}: ${err.message}` : 'verification failed');
-      }
-      if (!isNonEmptyId(payload.sub) || typeof payload.exp !== 'number') throw tokenRejected('subject invalid');
-      const expiresAt = new Date(payload.exp * 1000);
-      const tokenId = typeof payload.jti === 'string' ? { tokenId: payload.jti } : {};
-      if (tokenClass === 'user') return { kind: 'user', id: payload.sub, expiresAt, ...tokenId };
-      const credentialId = payload['cid'];
-      if (!isNonEmptyId(credentialId)) throw tokenRejected('credential id invalid');
-      return { kind: 'bot', id: payload.sub, credentialId, expiresAt, ...tokenId };
+      const known = verified.get(token);
+      if (known) return known;
+      const principal = await verifyToken(token);
+      verified.set(token, principal);
+      return principal;
     },
   };
+
+  async function verifyToken(token: string): Promise<VerifiedPrincipal> {
+    const { tokenClass } = classify(token);
+    const expected = classes[tokenClass];
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, expected.keys, {
+        algorithms: ['ES256'],
+        issuer: expected.issuer,
+        audience,
+        typ: expected.typ,
+        clockTolerance,
+        requiredClaims: [...expected.requiredClaims],
+      }));
+    } catch (err) {
+      if (err instanceof KeySetUnavailableError) {
+        throw new AppError('AUTHORIZATION_UNAVAILABLE', 'Token verification is unavailable.', { cause: err.cause });
+      }
+      // jose's errors name the failed check, never the token; keep only that for the log.
+      throw tokenRejected(err instanceof errors.JOSEError ? `${err.code}: ${err.message}` : 'verification failed');
+    }
+    if (!isNonEmptyId(payload.sub) || typeof payload.exp !== 'number') throw tokenRejected('subject invalid');
+    const expiresAt = new Date(payload.exp * 1000);
+    const tokenId = typeof payload.jti === 'string' ? { tokenId: payload.jti } : {};
+    if (tokenClass === 'user') return { kind: 'user', id: payload.sub, expiresAt, ...tokenId };
+    const credentialId = payload['cid'];
+    if (!isNonEmptyId(credentialId)) throw tokenRejected('credential id invalid');
+    return { kind: 'bot', id: payload.sub, credentialId, expiresAt, ...tokenId };
+  }
 }

@@ -5,3 +5,51 @@ const CANONICAL_ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 export function isCanonicalUlid(value: unknown): value is string {
   return typeof value === 'string' && CANONICAL_ULID.test(value);
 }
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const MAX_ULID_TIME = 2 ** 48 - 1;
+
+/**
+ * Random bytes drawn from the OS in 4 KiB refills: one `randomFillSync` per 409 IDs instead of the
+ * `ulid` package's one call per character, which showed up as ~4 % of an API process's CPU.
+ */
+const randomPool = new Uint8Array(4096);
+let randomOffset = randomPool.length;
+
+function takeRandomBytes(count: number): Uint8Array {
+  if (randomOffset + count > randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    randomOffset = 0;
+  }
+  const bytes = randomPool.subarray(randomOffset, randomOffset + count);
+  randomOffset += count;
+  return bytes;
+}
+
+/**
+ * A new canonical ULID: 48-bit millisecond time, then 80 bits from the CSPRNG, in Crockford base32.
+ * @param timeMs - the time part; @defaultValue Date.now()
+ */
+export function newUlid(timeMs: number = Date.now()): string {
+  if (!Number.isInteger(timeMs) || timeMs < 0 || timeMs > MAX_ULID_TIME) throw new RangeError(`ULID time out of range: ${timeMs}`);
+  let id = '';
+  let time = timeMs;
+  for (let i = 0; i < 10; i++) {
+    id = CROCKFORD[time % 32]! + id;
+    time = Math.floor(time / 32);
+  }
+  // 10 random bytes are exactly 16 base32 digits: take them 5 bits at a time.
+  const bytes = takeRandomBytes(10);
+  let bits = 0;
+  let value = 0;
+  for (let i = 0; i < 10; i++) {
+    value = (value << 8) | bytes[i]!;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      id += CROCKFORD[(value >>> bits) & 31]!;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return id;
+}

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, REQUEST_ID_PATTERN } from '@chat/contracts';
-import { ulid } from 'ulid';
+import { newUlid } from '@chat/contracts';
 import './locals.ts';
 
 /**
@@ -13,7 +13,7 @@ export function assignRequestId(req: Request, res: Response, next: NextFunction)
   if (typeof res.locals.requestId === 'string') return next();
   const supplied = req.headers['x-request-id'];
   const valid = typeof supplied === 'string' && REQUEST_ID_PATTERN.test(supplied);
-  res.locals.requestId = valid ? supplied : ulid();
+  res.locals.requestId = valid ? supplied : newUlid();
   res.setHeader('X-Request-Id', res.locals.requestId);
   if (supplied !== undefined && !valid) {
     throw new AppError('REQUEST_ID_INVALID', 'X-Request-Id must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-".');

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newUlid } from '@chat/contracts';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -8,11 +8,11 @@ const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * that never goes backwards per room, (createdAt, messageId) then sorts in commit order.
  */
 export function nextMessageId(timeMs: number, previous: { timeMs: number; id: string } | null): { timeMs: number; id: string } {
-  if (!previous || timeMs > previous.timeMs) return { timeMs, id: ulid(timeMs) };
+  if (!previous || timeMs > previous.timeMs) return { timeMs, id: newUlid(timeMs) };
   const incremented = incrementRandomPart(previous.id);
   if (incremented) return { timeMs: previous.timeMs, id: incremented };
   // 80 random bits exhausted within one millisecond: move to the next millisecond.
-  return { timeMs: previous.timeMs + 1, id: ulid(previous.timeMs + 1) };
+  return { timeMs: previous.timeMs + 1, id: newUlid(previous.timeMs + 1) };
 }
 
 function incrementRandomPart(id: string): string | null {

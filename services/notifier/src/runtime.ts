@@ -3,7 +3,7 @@ import type { CoreClient } from '@chat/authz-client';
 import type { Backbone, Consumer } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import { createStore, type Database, type Store } from '@chat/store';
-import { ulid } from 'ulid';
+import { newUlid } from '@chat/contracts';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics.ts';
 import { FanoutProcessor, type FanoutProcessorSettings } from './workers/fanout-processor.ts';
 import { FanoutSweeper, type FanoutSweeperSettings } from './workers/fanout-sweeper.worker.ts';
@@ -86,7 +86,7 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
 function resolveSettings(input: NotifierSettingsInput = {}): NotifierSettings {
   const processor = { ...NOTIFIER_DEFAULTS.processor, ...input.processor };
   return {
-    consumer: { ...NOTIFIER_DEFAULTS.consumer, consumer: `${hostname()}-${process.pid}-${ulid()}`, ...input.consumer },
+    consumer: { ...NOTIFIER_DEFAULTS.consumer, consumer: `${hostname()}-${process.pid}-${newUlid()}`, ...input.consumer },
     sweeper: { ...NOTIFIER_DEFAULTS.sweeper, ...input.sweeper, leaseMs: processor.leaseMs },
     processor,
   };

@@ -1,7 +1,6 @@
 import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
-import { AppError, AppendMessageRequestSchema, isCanonicalUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
+import { AppError, AppendMessageRequestSchema, isCanonicalUlid, newUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
 import { roomScopeKey, toMessageResponse, type MessageRow, type RoomScope, type Store } from '@chat/store';
-import { ulid } from 'ulid';
 import type { AppendFaults } from './append-faults.ts';
 import type { AppendRateLimiter } from './append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
@@ -80,7 +79,7 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       botCredentialId: attribution.botCredentialId,
       botGrantId: attribution.botGrantId,
     },
-    { newRoomId: ulid(), now: deps.clock(), outboxPayload: (row) => JSON.stringify(toMessageResponse(row)) },
+    { newRoomId: newUlid(), now: deps.clock(), outboxPayload: (row) => JSON.stringify(toMessageResponse(row)) },
   );
   switch (outcome.kind) {
     case 'replayed':
