@@ -2,54 +2,92 @@ import type { AppendOptions, AppendOutcome, NewMessage } from './message.reposit
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
 
 export interface PendingAppend {
+  scope: RoomScope;
   message: NewMessage;
   options: AppendOptions;
 }
 
-/** Most appends one transaction carries. */
-const MAX_BATCH = 64;
+export interface AppendBatcherOptions {
+  /** Most appends one transaction carries. @defaultValue 64 */
+  maxBatch?: number;
+  /** Most append transactions this process runs at once. @defaultValue 2 */
+  maxConcurrent?: number;
+}
 
 /**
- * Coalesces concurrent appends to one room into one transaction. Appends to a room serialize on its
- * row lock, which is held through the commit's fsync; one transaction per message caps a room at
- * one fsync per message. While a room's transaction runs, later appends to it queue here and go
- * together in the next one, so the lock and the fsync are paid once per batch. Each caller still
- * gets its own outcome, and a failed batch fails every caller in it (nothing was committed).
+ * Coalesces concurrent appends into few transactions. Appends to a room serialize on its row lock,
+ * held through the commit's fsync, and every transaction costs its own round trips and fsync; so
+ * while transactions run, new appends queue here and the next transaction takes all of them, across
+ * rooms (up to `maxBatch`). A room is in at most one running transaction of this process, and its
+ * appends leave the queue in arrival order. Each caller gets its own outcome; a failed transaction
+ * fails every caller in it (nothing of it was committed).
  */
-export class RoomAppendBatcher {
-  private readonly rooms = new Map<string, Array<PendingAppend & { settle: Settle }>>();
+export class AppendBatcher {
+  private queue: Entry[] = [];
+  private readonly roomsInFlight = new Set<string>();
+  private running = 0;
+  private readonly maxBatch: number;
+  private readonly maxConcurrent: number;
 
-  constructor(private readonly commit: (scope: RoomScope, items: PendingAppend[]) => Promise<AppendOutcome[]>) {}
+  constructor(
+    private readonly commit: (items: PendingAppend[]) => Promise<AppendOutcome[]>,
+    options: AppendBatcherOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 64;
+    this.maxConcurrent = options.maxConcurrent ?? 2;
+  }
 
-  submit(scope: RoomScope, item: PendingAppend): Promise<AppendOutcome> {
+  submit(item: PendingAppend): Promise<AppendOutcome> {
     return new Promise<AppendOutcome>((resolve, reject) => {
-      const key = roomScopeKey(scope);
-      const queued = this.rooms.get(key);
-      const entry = { ...item, settle: { resolve, reject } };
-      if (queued) {
-        queued.push(entry);
-        return;
-      }
-      this.rooms.set(key, []);
-      void this.run(key, scope, [entry]);
+      this.queue.push({ ...item, roomKey: roomScopeKey(item.scope), settle: { resolve, reject } });
+      this.pump();
     });
   }
 
-  private async run(key: string, scope: RoomScope, batch: Array<PendingAppend & { settle: Settle }>): Promise<void> {
+  private pump(): void {
+    while (this.running < this.maxConcurrent && this.queue.length > 0) {
+      const batch = this.takeBatch();
+      if (batch.length === 0) return;
+      this.running += 1;
+      void this.run(batch);
+    }
+  }
+
+  /** The oldest queued appends whose rooms are not in a running transaction, in queue order. */
+  private takeBatch(): Entry[] {
+    const batch: Entry[] = [];
+    const rest: Entry[] = [];
+    const taken = new Set<string>();
+    for (const entry of this.queue) {
+      if (batch.length < this.maxBatch && !this.roomsInFlight.has(entry.roomKey)) {
+        batch.push(entry);
+        taken.add(entry.roomKey);
+      } else {
+        rest.push(entry);
+      }
+    }
+    for (const key of taken) this.roomsInFlight.add(key);
+    this.queue = rest;
+    return batch;
+  }
+
+  private async run(batch: Entry[]): Promise<void> {
     try {
-      const outcomes = await this.commit(scope, batch);
+      const outcomes = await this.commit(batch.map(({ scope, message, options }) => ({ scope, message, options })));
       batch.forEach((entry, i) => entry.settle.resolve(outcomes[i]!));
     } catch (err) {
       for (const entry of batch) entry.settle.reject(err);
+    } finally {
+      for (const entry of batch) this.roomsInFlight.delete(entry.roomKey);
+      this.running -= 1;
+      this.pump();
     }
-    const queued = this.rooms.get(key) ?? [];
-    if (queued.length === 0) {
-      this.rooms.delete(key);
-      return;
-    }
-    const next = queued.splice(0, MAX_BATCH);
-    void this.run(key, scope, next);
   }
+}
+
+interface Entry extends PendingAppend {
+  roomKey: string;
+  settle: Settle;
 }
 
 interface Settle {

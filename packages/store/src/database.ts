@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { schema } from './schema.ts';
+import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql-client.ts';
 
 export type ChatDb = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -18,6 +19,8 @@ export type DatabaseTarget =
 export interface Database {
   readonly kind: DatabaseTarget['kind'];
   readonly db: ChatDb;
+  /** Hand-written statements for the hot paths (see sql-client.ts). */
+  readonly sql: SqlClient;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   /** A cheap round trip, for readiness probes. */
@@ -50,6 +53,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
   return {
     kind: 'postgres',
     db,
+    sql: pgSqlClient(pool),
     async exec(sql) {
       await pool.query(sql);
     },
@@ -69,6 +73,7 @@ async function openPglite(target: Extract<DatabaseTarget, { kind: 'pglite' }>): 
   return {
     kind: 'pglite',
     db,
+    sql: pgliteSqlClient(client),
     async exec(sql) {
       await client.exec(sql);
     },

@@ -1,53 +1,59 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PendingAppend } from './append-batcher.ts';
-import type { ChatDb } from './database.ts';
-import { recordMentionFanouts } from './mention-fanout.repository.ts';
+import {
+  CREATE_ROOMS,
+  FIND_BY_SENDER_KEYS,
+  INSERT_MESSAGES,
+  LOCK_ROOMS,
+  messageRecord,
+  messageRowFromSql,
+  roomRowFromSql,
+  type RawMessageRow,
+  type RawRoomRow,
+} from './message-sql.ts';
 import type { AppendOutcome } from './message.repository.ts';
-import { rowsOf } from './migrate.ts';
 import { nextMessageId } from './monotonic-ulid.ts';
-import { newRoomValues, roomScopeKey, type RoomScope } from './room.repository.ts';
-import { messages, rooms, type MessageRow, type RoomRow } from './schema.ts';
-
-type Tx = Parameters<Parameters<ChatDb['transaction']>[0]>[0];
+import { newRoomValues, roomScopeKey } from './room.repository.ts';
+import type { MessageRow, RoomRow } from './schema.ts';
+import type { SqlClient, SqlQueryable } from './sql-client.ts';
 
 /**
- * Appends a batch of messages to one room in one transaction: the room (created on first append),
- * its counters, the messages and their outbox entries commit together. The room row is locked first,
- * so the per-room seq stays contiguous and (createdAt, messageId) follows commit order. An item whose
- * (sender, idempotency key) is already stored, or appears earlier in the batch, is a replay.
+ * Appends a batch of messages, to one room or several, in one transaction: for every room its
+ * counters, its messages and their outbox entries commit together. The rooms are locked first, in
+ * scope-key order, so each room's seq stays contiguous and (createdAt, messageId) follows commit
+ * order. An item whose (sender, idempotency key) is already stored in its room, or appears earlier
+ * in the batch, is a replay. Rooms must exist (see `ensureRooms`).
  */
-export async function appendBatch(db: ChatDb, scope: RoomScope, items: PendingAppend[]): Promise<AppendOutcome[]> {
-  return db.transaction(async (tx) => {
-    const scopeKey = roomScopeKey(scope);
-    const first = items[0]!;
-    let room = await lockRoom(tx, scopeKey);
-    if (!room) {
-      await tx.insert(rooms).values(newRoomValues(scope, { roomId: first.options.newRoomId, now: first.options.now })).onConflictDoNothing({ target: rooms.scopeKey });
-      room = await lockRoom(tx, scopeKey);
-      if (!room) throw new Error(`room ${scopeKey} vanished after insert`);
-    }
-    // Under the room lock no other append to this room runs, so these key checks cannot race.
-    const known = await existingByKey(tx, room.roomId, items);
+export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promise<AppendOutcome[]> {
+  return sql.transaction(async (tx) => {
+    const scopeKeys = [...new Set(items.map((item) => roomScopeKey(item.scope)))];
+    const locked = await lockRooms(tx, scopeKeys);
+    // Under the room locks no other append to these rooms runs, so these key checks cannot race.
+    const known = await existingByKey(tx, items, locked);
 
     const outcomes: Array<AppendOutcome | undefined> = [];
     const created: Array<{ index: number; message: MessageRow; payload: string }> = [];
-    let last = room.lastMessageAt && room.lastMessageId ? { timeMs: room.lastMessageAt.getTime(), id: room.lastMessageId } : null;
-    let seq = room.lastSeq;
+    const state = new Map<string, { room: RoomRow; seq: number; last: { timeMs: number; id: string } | null }>();
+    for (const room of locked.values()) {
+      const last = room.lastMessageAt && room.lastMessageId ? { timeMs: room.lastMessageAt.getTime(), id: room.lastMessageId } : null;
+      state.set(room.roomId, { room, seq: room.lastSeq, last });
+    }
     items.forEach((item, index) => {
-      const key = senderKey(item.message);
+      const room = locked.get(roomScopeKey(item.scope))!;
+      const key = senderKey(room.roomId, item.message);
       const earlier = known.get(key);
       if (earlier) return void (outcomes[index] = { kind: 'replayed', message: earlier });
       if (room.state === 'sealed') return void (outcomes[index] = { kind: 'sealed' });
-      const next = nextMessageId(item.options.now.getTime(), last);
-      last = next;
-      seq += 1;
+      const roomState = state.get(room.roomId)!;
+      const next = nextMessageId(item.options.now.getTime(), roomState.last);
+      roomState.last = next;
+      roomState.seq += 1;
       const message: MessageRow = {
         ...item.message,
         roomId: room.roomId,
-        seq,
+        seq: roomState.seq,
         messageId: next.id,
-        repositoryId: scope.repositoryId,
-        branchId: scope.branchId,
+        repositoryId: item.scope.repositoryId,
+        branchId: item.scope.branchId,
         createdAt: new Date(next.timeMs),
       };
       known.set(key, message);
@@ -55,60 +61,93 @@ export async function appendBatch(db: ChatDb, scope: RoomScope, items: PendingAp
     });
     if (created.length === 0) return outcomes as AppendOutcome[];
 
-    const outboxIds = await insertMessages(tx, room.roomId, created);
-    const newest = created[created.length - 1]!.message;
-    const updatedRoom: RoomRow = { ...room, lastSeq: newest.seq, lastMessageAt: newest.createdAt, lastMessageId: newest.messageId };
-    // The durable record that the notifier owes these messages' mentions their notifications.
-    await recordMentionFanouts(tx, created.map((e) => e.message).filter((m) => m.mentions !== null && m.mentions.length > 0));
-    for (const [i, entry] of created.entries()) {
-      outcomes[entry.index] = { kind: 'created', message: entry.message, room: updatedRoom, outboxId: outboxIds[i]!, outboxPayload: entry.payload };
+    const updatedRooms = new Map<string, RoomRow>();
+    for (const { room, seq, last } of state.values()) {
+      if (seq === room.lastSeq || !last) continue;
+      updatedRooms.set(room.roomId, { ...room, lastSeq: seq, lastMessageAt: new Date(last.timeMs), lastMessageId: last.id });
+    }
+    const outboxIds = await insertMessages(tx, created, [...updatedRooms.values()]);
+    for (const entry of created) {
+      const { message } = entry;
+      outcomes[entry.index] = {
+        kind: 'created',
+        message,
+        room: updatedRooms.get(message.roomId)!,
+        outboxId: outboxIds.get(`${message.roomId}\u0000${message.seq}`)!,
+        outboxPayload: entry.payload,
+      };
     }
     return outcomes as AppendOutcome[];
   });
 }
 
-function senderKey(m: { senderKind: string; senderId: string; idempotencyKey: string }): string {
-  return `${m.senderKind}\u0000${m.senderId}\u0000${m.idempotencyKey}`;
+/**
+ * Creates the rooms of `items` that do not exist yet, each in its own short statement outside any
+ * append transaction: creating rooms inside one could make two transactions wait on each other's
+ * uncommitted rooms. A room created by an append that then fails stays, empty, like a room a stream
+ * materialized.
+ */
+export async function ensureRooms(sql: SqlClient, items: PendingAppend[]): Promise<void> {
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const { scope, options } of items) {
+    const key = roomScopeKey(scope);
+    if (byKey.has(key)) continue;
+    const values = newRoomValues(scope, { roomId: options.newRoomId, now: options.now });
+    byKey.set(key, {
+      room_id: values.roomId,
+      scope_key: values.scopeKey,
+      repository_id: values.repositoryId,
+      branch_id: values.branchId ?? null,
+      kind: values.kind,
+      created_at: (values.createdAt as Date).toISOString(),
+    });
+  }
+  await sql.query(CREATE_ROOMS, [JSON.stringify([...byKey.values()])]);
 }
 
-async function lockRoom(tx: Tx, scopeKey: string): Promise<RoomRow | undefined> {
-  const [row] = await tx.select().from(rooms).where(eq(rooms.scopeKey, scopeKey)).for('update');
-  return row;
+function senderKey(roomId: string, m: { senderKind: string; senderId: string; idempotencyKey: string }): string {
+  return `${roomId}\u0000${m.senderKind}\u0000${m.senderId}\u0000${m.idempotencyKey}`;
 }
 
-async function existingByKey(tx: Tx, roomId: string, items: PendingAppend[]): Promise<Map<string, MessageRow>> {
-  const keys = [...new Set(items.map((i) => i.message.idempotencyKey))];
-  const rows = await tx
-    .select()
-    .from(messages)
-    .where(and(eq(messages.roomId, roomId), inArray(messages.idempotencyKey, keys)));
-  return new Map(rows.map((row) => [senderKey(row), row]));
+async function lockRooms(tx: SqlQueryable, scopeKeys: string[]): Promise<Map<string, RoomRow>> {
+  const rows = await tx.query<RawRoomRow>(LOCK_ROOMS, [JSON.stringify(scopeKeys)]);
+  const locked = new Map(rows.map((raw) => [raw.scope_key, roomRowFromSql(raw)]));
+  for (const key of scopeKeys) if (!locked.has(key)) throw new Error(`room ${key} does not exist`);
+  return locked;
+}
+
+async function existingByKey(tx: SqlQueryable, items: PendingAppend[], locked: Map<string, RoomRow>): Promise<Map<string, MessageRow>> {
+  const keys = items.map(({ scope, message }) => ({
+    room_id: locked.get(roomScopeKey(scope))!.roomId,
+    sender_kind: message.senderKind,
+    sender_id: message.senderId,
+    idempotency_key: message.idempotencyKey,
+  }));
+  const rows = await tx.query<RawMessageRow>(FIND_BY_SENDER_KEYS, [JSON.stringify(keys)]);
+  return new Map(rows.map((raw) => [senderKey(raw.room_id, { senderKind: raw.sender_kind, senderId: raw.sender_id, idempotencyKey: raw.idempotency_key }), messageRowFromSql(raw)]));
 }
 
 /**
- * One statement for the messages, the room counters and the outbox entries: the room lock is held
- * until commit, so every round trip saved here raises the per-room append ceiling.
+ * One statement for the messages, the room counters, the owed mention fan-outs and the outbox
+ * entries: the room locks are held until commit, so every round trip saved here raises the per-room
+ * append ceiling. Returns outbox ids by `roomId NUL seq`.
  */
-async function insertMessages(tx: Tx, roomId: string, created: Array<{ message: MessageRow; payload: string }>): Promise<number[]> {
-  const newest = created[created.length - 1]!.message;
-  const messageRows: SQL[] = created.map(({ message: m }) => sql`(${m.roomId}, ${m.seq}, ${m.messageId}, ${m.repositoryId}, ${m.branchId},
-    ${m.senderKind}, ${m.senderId}, ${m.requestId}, ${m.idempotencyKey}, ${Buffer.from(m.bodyMarkdown, 'utf8')}, ${m.bodyBytes},
-    ${m.renderedHtml}, ${m.mentions === null ? null : JSON.stringify(m.mentions)}::jsonb, ${m.createdAt}::timestamptz,
-    ${m.authorizationDecisionId}, ${m.authorizingSubjectId}, ${m.authorizingSubjectKind}, ${m.botCredentialId}, ${m.botGrantId})`);
-  const outboxRows: SQL[] = created.map(({ message: m, payload }) => sql`('messages', ${roomId}, ${m.seq}, ${payload})`);
-  const result = await tx.execute<{ id: unknown }>(sql`
-    WITH inserted AS (
-      INSERT INTO messages (room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id, request_id,
-        idempotency_key, body_markdown, body_bytes, rendered_html, mentions, created_at, authorization_decision_id,
-        authorizing_subject_id, authorizing_subject_kind, bot_credential_id, bot_grant_id)
-      VALUES ${sql.join(messageRows, sql`, `)}
-    ), counters AS (
-      UPDATE rooms SET last_seq = ${newest.seq}, last_message_at = ${newest.createdAt}::timestamptz, last_message_id = ${newest.messageId}
-      WHERE room_id = ${roomId}
-    )
-    INSERT INTO outbox (channel, scope_key, seq, payload)
-    VALUES ${sql.join(outboxRows, sql`, `)}
-    RETURNING id, seq`);
-  const bySeq = new Map(rowsOf<{ id: unknown; seq: unknown }>(result).map((r) => [Number(r.seq), Number(r.id)]));
-  return created.map(({ message }) => bySeq.get(message.seq)!);
+async function insertMessages(
+  tx: SqlQueryable,
+  created: Array<{ message: MessageRow; payload: string }>,
+  rooms: RoomRow[],
+): Promise<Map<string, number>> {
+  const messages = created.map((c) => messageRecord(c.message));
+  const counters = rooms.map((r) => ({ room_id: r.roomId, last_seq: r.lastSeq, last_message_at: r.lastMessageAt!.toISOString(), last_message_id: r.lastMessageId }));
+  const fanouts = created
+    .filter(({ message: m }) => m.mentions !== null && m.mentions.length > 0)
+    .map(({ message: m }) => ({ message_id: m.messageId, room_id: m.roomId, seq: m.seq, created_at: m.createdAt.toISOString() }));
+  const outbox = created.map(({ message: m, payload }) => ({ room_id: m.roomId, seq: m.seq, payload }));
+  const rows = await tx.query<{ id: string | number; scope_key: string; seq: string | number }>(INSERT_MESSAGES, [
+    JSON.stringify(messages),
+    JSON.stringify(counters),
+    JSON.stringify(fanouts),
+    JSON.stringify(outbox),
+  ]);
+  return new Map(rows.map((r) => [`${r.scope_key}\u0000${Number(r.seq)}`, Number(r.id)]));
 }

@@ -1,7 +1,9 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
-import { RoomAppendBatcher } from './append-batcher.ts';
+import { AppendBatcher } from './append-batcher.ts';
 import type { ChatDb } from './database.ts';
-import { appendBatch } from './message-append.ts';
+import { appendBatch, ensureRooms } from './message-append.ts';
+import { FIND_BY_IDEMPOTENCY_KEY, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
+import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
 import { messages, rooms, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
 import { storeCall } from './store-errors.ts';
@@ -48,26 +50,21 @@ export interface MessageRepository {
   listAfter(roomId: string, afterSeq: number, limit: number): Promise<MessageRow[]>;
 }
 
-export function createMessageRepository(db: ChatDb): MessageRepository {
-  const batcher = new RoomAppendBatcher((scope, items) => appendBatch(db, scope, items));
+export function createMessageRepository(db: ChatDb, sql: SqlClient): MessageRepository {
+  const knownRooms = new KnownRooms();
+  const batcher = new AppendBatcher(async (items) => {
+    const unknown = items.filter((item) => !knownRooms.has(roomScopeKey(item.scope)));
+    if (unknown.length > 0) await ensureRooms(sql, unknown);
+    const outcomes = await appendBatch(sql, items);
+    for (const item of unknown) knownRooms.add(roomScopeKey(item.scope));
+    return outcomes;
+  });
   return {
-    append: (scope, message, options) => storeCall(() => batcher.submit(scope, { message, options })),
+    append: (scope, message, options) => storeCall(() => batcher.submit({ scope, message, options })),
     findByIdempotencyKey: (scope, senderKind, senderId, key) =>
       storeCall(async () => {
-        const [row] = await db
-          .select({ message: messages })
-          .from(messages)
-          .innerJoin(rooms, eq(rooms.roomId, messages.roomId))
-          .where(
-            and(
-              eq(rooms.scopeKey, roomScopeKey(scope)),
-              eq(messages.senderKind, senderKind),
-              eq(messages.senderId, senderId),
-              eq(messages.idempotencyKey, key),
-            ),
-          )
-          .limit(1);
-        return row?.message ?? null;
+        const [row] = await sql.query<RawMessageRow>(FIND_BY_IDEMPOTENCY_KEY, [roomScopeKey(scope), senderKind, senderId, key]);
+        return row ? messageRowFromSql(row) : null;
       }),
     listAfter: (roomId, afterSeq, limit) =>
       storeCall(() =>
@@ -81,3 +78,20 @@ export function createMessageRepository(db: ChatDb): MessageRepository {
   };
 }
 
+
+/**
+ * Scope keys of rooms this process has seen exist, so appends skip the create-if-missing statement.
+ * Rooms are never deleted. Bounded: when full it starts over, which only costs a few harmless
+ * `ON CONFLICT DO NOTHING` inserts.
+ */
+class KnownRooms {
+  private keys = new Set<string>();
+  constructor(private readonly max = 100_000) {}
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+  add(key: string): void {
+    if (this.keys.size >= this.max) this.keys = new Set();
+    this.keys.add(key);
+  }
+}

@@ -1,6 +1,8 @@
-import { asc, inArray, lt, sql } from 'drizzle-orm';
+import { asc, lt, sql } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
+import { DELETE_OUTBOX } from './message-sql.ts';
 import { outbox, type OutboxRow } from './schema.ts';
+import type { SqlClient } from './sql-client.ts';
 import { storeCall } from './store-errors.ts';
 
 export interface OutboxRepository {
@@ -12,13 +14,13 @@ export interface OutboxRepository {
   depth(): Promise<number>;
 }
 
-export function createOutboxRepository(db: ChatDb): OutboxRepository {
+export function createOutboxRepository(db: ChatDb, raw: SqlClient): OutboxRepository {
   return {
     listStale: (olderThan, limit) =>
       storeCall(() => db.select().from(outbox).where(lt(outbox.createdAt, olderThan)).orderBy(asc(outbox.id)).limit(limit)),
     remove: (ids) =>
       storeCall(async () => {
-        if (ids.length > 0) await db.delete(outbox).where(inArray(outbox.id, ids));
+        if (ids.length > 0) await raw.query(DELETE_OUTBOX, [JSON.stringify(ids)]);
       }),
     depth: () =>
       storeCall(async () => {

@@ -102,6 +102,34 @@ for (const target of testTargets) {
       expect(listed.map((m) => m.seq)).to.deep.equal(Array.from({ length: 30 }, (_, i) => i + 1));
     });
 
+    it('appends concurrently across many rooms, across store instances: each room gap-free, each outbox entry its own', async function () {
+      // On PostgreSQL a second store (own pool and batcher) competes for the same rooms; PGlite has one.
+      const other = target.name === 'postgres' ? await target.open() : null;
+      const second = other ? createStore(other.database) : store;
+      const scopes = Array.from({ length: 12 }, (_, i) => ({ repositoryId: scope.repositoryId, branchId: i === 0 ? null : ulid() }));
+      const outcomes = await Promise.all(
+        Array.from({ length: 120 }, (_, i) => [store, second][i % 2]!.messages.append(scopes[(i * 7) % scopes.length]!, newMessage(), appendOptions())),
+      );
+      expect(outcomes.every((o) => o.kind === 'created')).to.equal(true);
+      const outboxIds = new Set(outcomes.map((o) => (o.kind === 'created' ? o.outboxId : -1)));
+      expect(outboxIds.size).to.equal(120);
+      for (const roomScope of scopes) {
+        const room = await store.rooms.find(roomScope);
+        const listed = await store.messages.listAfter(room!.roomId, 0, 100);
+        expect(listed.map((m) => m.seq)).to.deep.equal(Array.from({ length: 10 }, (_, i) => i + 1));
+        const ids = listed.map((m) => m.messageId);
+        expect([...ids].sort()).to.deep.equal(ids);
+        expect(room!.lastSeq).to.equal(10);
+        expect(room!.lastMessageId).to.equal(ids[9]);
+      }
+      for (const outcome of outcomes) {
+        if (outcome.kind !== 'created') continue;
+        expect(outcome.room.roomId).to.equal(outcome.message.roomId);
+        expect(outcome.room.lastSeq).to.be.at.least(outcome.message.seq);
+      }
+      await other?.cleanup();
+    });
+
     it('writes the outbox entry in the append transaction', async function () {
       const outcome = await store.messages.append(scope, newMessage(), appendOptions());
       if (outcome.kind !== 'created') throw new Error('expected created');

@@ -23,8 +23,8 @@ export function createStore(database: Database): Store {
   return {
     database,
     rooms: createRoomRepository(database.db),
-    messages: createMessageRepository(database.db),
-    outbox: createOutboxRepository(database.db),
+    messages: createMessageRepository(database.db, database.sql),
+    outbox: createOutboxRepository(database.db, database.sql),
     serviceKeys: createServiceKeyRepository(database.db),
     inboxes: createInboxRepository(database.db),
     notifications: createNotificationRepository(database.db),

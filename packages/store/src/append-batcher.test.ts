@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { AppendBatcher, type PendingAppend } from './append-batcher.ts';
+import type { AppendOutcome, NewMessage } from './message.repository.ts';
+
+const message = (idempotencyKey: string) => ({ idempotencyKey }) as NewMessage;
+const options = { newRoomId: 'R', now: new Date(0), outboxPayload: () => '' };
+const scope = (room: string) => ({ repositoryId: room, branchId: null });
+
+/** Drives the batcher with a commit that records its batches and is released by hand. */
+function recordingBatcher(maxConcurrent: number, maxBatch = 64) {
+  const batches: Array<{ items: PendingAppend[]; release: () => void }> = [];
+  let running = 0;
+  let maxRunning = 0;
+  const batcher = new AppendBatcher(
+    (items) =>
+      new Promise<AppendOutcome[]>((resolve) => {
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        batches.push({
+          items,
+          release: () => {
+            running -= 1;
+            resolve(items.map(() => ({ kind: 'sealed' })));
+          },
+        });
+      }),
+    { maxConcurrent, maxBatch },
+  );
+  return { batcher, batches, maxRunning: () => maxRunning };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('AppendBatcher', () => {
+  it('puts appends that queue behind a running transaction into one next transaction, across rooms', async () => {
+    const { batcher, batches } = recordingBatcher(1);
+    const done = [batcher.submit({ scope: scope('A'), message: message('1'), options })];
+    for (const [room, key] of [['B', '2'], ['C', '3'], ['A', '4'], ['B', '5']] as const) done.push(batcher.submit({ scope: scope(room), message: message(key), options }));
+    await tick();
+    expect(batches).to.have.length(1);
+    batches[0]!.release();
+    await tick();
+    expect(batches).to.have.length(2);
+    expect(batches[1]!.items.map((i) => i.message.idempotencyKey)).to.deep.equal(['2', '3', '4', '5']);
+    batches[1]!.release();
+    expect(await Promise.all(done)).to.have.length(5);
+  });
+
+  it('never runs one room in two transactions at once and keeps each room in arrival order', async () => {
+    const { batcher, batches, maxRunning } = recordingBatcher(3, 4);
+    const done: Array<Promise<AppendOutcome>> = [];
+    const rooms = ['A', 'B', 'A', 'A', 'C', 'B', 'D', 'A', 'E', 'B', 'A', 'F'];
+    rooms.forEach((room, i) => done.push(batcher.submit({ scope: scope(room), message: message(`${room}${i}`), options })));
+    const seen = new Map<string, number[]>();
+    let released = 0;
+    while (released < batches.length || released === 0) {
+      await tick();
+      const running = batches.slice(released);
+      const roomsRunning = running.flatMap((b) => [...new Set(b.items.map((i) => i.scope.repositoryId))]);
+      expect(new Set(roomsRunning).size, 'a room in two running transactions').to.equal(roomsRunning.length);
+      expect(running.length).to.be.at.most(3);
+      const next = batches[released];
+      if (!next) break;
+      expect(next.items.length).to.be.at.most(4);
+      for (const item of next.items) {
+        const order = seen.get(item.scope.repositoryId) ?? [];
+        order.push(Number(item.message.idempotencyKey.slice(1)));
+        seen.set(item.scope.repositoryId, order);
+      }
+      next.release();
+      released += 1;
+    }
+    await Promise.all(done);
+    expect(maxRunning()).to.be.at.most(3);
+    for (const [room, order] of seen) {
+      expect(order, room).to.deep.equal([...order].sort((a, b) => a - b));
+    }
+    expect([...seen.values()].flat()).to.have.length(rooms.length);
+  });
+
+  it('fails every caller of a failed transaction and goes on with the next', async () => {
+    let calls = 0;
+    const batcher = new AppendBatcher(async (items) => {
+      calls += 1;
+      if (calls === 1) throw new Error('database gone');
+      return items.map(() => ({ kind: 'sealed' }) as AppendOutcome);
+    });
+    const first = batcher.submit({ scope: scope('A'), message: message('1'), options });
+    const second = batcher.submit({ scope: scope('A'), message: message('2'), options });
+    expect(await first.then(() => 'ok', (err: Error) => err.message)).to.equal('database gone');
+    expect(await second).to.deep.equal({ kind: 'sealed' });
+  });
+});
