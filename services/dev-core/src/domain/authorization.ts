@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newUlid } from '@chat/contracts';
 import type { FixtureStore } from './fixture-store.ts';
 import type { FixtureRepository, GrantCapability } from './fixture.schema.ts';
 
@@ -45,7 +45,7 @@ function scopeStateOf(repository: FixtureRepository, branch: { state: string } |
  * `principal_invalid`: its token must stop working, not merely lose one permission.
  */
 export function decideAuthorization(store: FixtureStore, request: AuthorizationRequest): AuthorizationDecision {
-  const decisionId = ulid();
+  const decisionId = newUlid();
   const refusal = (decision: 'deny' | 'principal_invalid'): AuthorizationDecision => ({
     decision,
     decisionId,

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { ulid } from 'ulid';
+import { newUlid } from '@chat/contracts';
 import type { FixtureStore } from './fixture-store.ts';
 import { issuerUrl, type IssuerKeys, type IssuerName } from './signing-keys.ts';
 
@@ -90,6 +90,6 @@ export async function mintToken(deps: TokenMinterDeps, request: MintTokenRequest
     .setSubject(request.subjectId)
     .setIssuedAt(now)
     .setExpirationTime(now + lifetime)
-    .setJti(ulid())
+    .setJti(newUlid())
     .sign(key.privateKey);
 }
