@@ -28,7 +28,7 @@ export interface BenchCluster {
   core: DevCoreClient;
   fixture: BenchFixture;
   /** Services by role, for RSS readings and kills. */
-  services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string }>;
+  services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string; adminUrl?: string }>;
   stop(): Promise<void>;
 }
 
@@ -49,7 +49,7 @@ const BENCH_ENV = {
 export function benchFixture(): { fixture: BenchFixture; document: unknown } {
   const repositoryId = ulid();
   const branchIds = Array.from({ length: 100 }, () => ulid());
-  const streamBranchIds = Array.from({ length: 1100 }, () => ulid());
+  const streamBranchIds = Array.from({ length: 1300 }, () => ulid());
   const writers = Array.from({ length: 8 }, (_, i) => `u_bench_writer_${i}`);
   const targets = Array.from({ length: 10 }, (_, i) => `u_bench_target_${i}`);
   const members = Object.fromEntries([...writers.map((w) => [w, 'write']), ...targets.map((t) => [t, 'read'])]);
@@ -113,7 +113,7 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
         env: { ...shared, PORT: String(port), API_ADMIN_PORT: String(adminPort), GATEWAY_ADMIN_PORT: String(adminPort), NOTIFIER_ADMIN_PORT: String(adminPort), ...extra },
       });
       const url = `http://127.0.0.1:${port}`;
-      services.push({ role, service, url });
+      services.push({ role, service, url, adminUrl: `http://127.0.0.1:${adminPort}` });
       await service.waitUntil(async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200, 120_000);
       return url;
     };

@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only append,fanout,latency,idle,mention` and `--quick` (shorter runs, for a smoke check).
+ * `--only append,fanout,latency,idle,mention,leak` and `--quick` (shorter runs, for a smoke check).
  */
 import { measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
@@ -24,7 +24,7 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'append,fanout,latency,idle,mention').split(','));
+const only = new Set((option('only') ?? 'append,fanout,latency,idle,mention,leak').split(','));
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
   figures.push(figure);

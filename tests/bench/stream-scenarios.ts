@@ -2,6 +2,7 @@ import type { BenchCluster } from './bench-cluster.ts';
 import { fanoutScenario } from './fanout-scenario.ts';
 import { idleScenario } from './idle-scenario.ts';
 import { latencyScenario } from './latency-scenario.ts';
+import { leakScenario } from './leak-scenario.ts';
 import { mentionLatencyScenario } from './mention-latency.ts';
 
 export interface StreamScenario {
@@ -11,4 +12,4 @@ export interface StreamScenario {
 
 /** Stream scenarios (fan-out, latency, idle streams, mention latency); filled in as the gateway lands. */
 // Idle first: its RSS baseline is cleanest before the other scenarios have grown the heap.
-export const scenarios: StreamScenario[] = [idleScenario, fanoutScenario, latencyScenario, mentionLatencyScenario];
+export const scenarios: StreamScenario[] = [idleScenario, fanoutScenario, latencyScenario, mentionLatencyScenario, leakScenario];
