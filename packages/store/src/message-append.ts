@@ -1,7 +1,7 @@
 import type { PendingAppend } from './append-batcher.ts';
 import {
   CREATE_ROOMS,
-  FIND_BY_ROOMS_AND_KEYS,
+  FIND_BY_SENDER_KEYS,
   INSERT_MESSAGES,
   LOCK_ROOMS,
   messageRecord,
@@ -117,9 +117,13 @@ async function lockRooms(tx: SqlQueryable, scopeKeys: string[]): Promise<Map<str
 }
 
 async function existingByKey(tx: SqlQueryable, items: PendingAppend[], locked: Map<string, RoomRow>): Promise<Map<string, MessageRow>> {
-  const roomIds = [...new Set(items.map(({ scope }) => locked.get(roomScopeKey(scope))!.roomId))];
-  const keys = [...new Set(items.map(({ message }) => message.idempotencyKey))];
-  const rows = await tx.query<RawMessageRow>(FIND_BY_ROOMS_AND_KEYS, [JSON.stringify(roomIds), JSON.stringify(keys)]);
+  const keys = items.map(({ scope, message }) => ({
+    room_id: locked.get(roomScopeKey(scope))!.roomId,
+    sender_kind: message.senderKind,
+    sender_id: message.senderId,
+    idempotency_key: message.idempotencyKey,
+  }));
+  const rows = await tx.query<RawMessageRow>(FIND_BY_SENDER_KEYS, [JSON.stringify(keys)]);
   const existing = new Map<string, MessageRow>();
   for (const raw of rows) {
     existing.set(senderKey(raw.room_id, { senderKind: raw.sender_kind, senderId: raw.sender_id, idempotencyKey: raw.idempotency_key }), messageRowFromSql(raw));

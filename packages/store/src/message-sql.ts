@@ -6,6 +6,12 @@ import type { MessageRow, RoomRow } from './schema.ts';
  * as one JSON parameter read with `json_to_recordset`, so PostgreSQL keeps every statement prepared
  * per connection and the same text runs on PGlite. Bodies travel base64-encoded because they may
  * hold NUL, which JSON-to-text conversion refuses.
+ *
+ * A prepared statement keeps the generic plan it got when first used, which on a new database is a
+ * plan for empty tables. So every lookup is written to be an index probe whatever the statistics
+ * say: equality on every column of a unique index, and per-row probes forced with LATERAL (a
+ * subquery with OFFSET 0 or FOR UPDATE is never flattened into a join the planner could turn into
+ * a sequential scan).
  */
 
 const MESSAGE_COLUMNS = `room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id, request_id, idempotency_key,
@@ -25,35 +31,35 @@ export const CREATE_ROOMS: SqlStatement = {
 };
 
 /**
- * Locks rooms by scope key ($1: JSON array of keys) in scope-key order: every transaction that
- * locks several rooms takes them in the same order, so two of them never wait on each other.
+ * Locks rooms by scope key ($1: JSON array of keys), one index probe per key, in scope-key order:
+ * every transaction that locks several rooms takes them in the same order, so two of them never
+ * wait on each other.
  */
 export const LOCK_ROOMS: SqlStatement = {
-  name: 'chat_lock_rooms_v1',
-  text: `SELECT ${ROOM_COLUMNS} FROM rooms
-    WHERE scope_key = ANY(ARRAY(SELECT json_array_elements_text($1::json)))
-    ORDER BY scope_key FOR UPDATE OF rooms`,
+  name: 'chat_lock_rooms_v2',
+  text: `SELECT r.* FROM (SELECT DISTINCT json_array_elements_text($1::json) AS scope_key) k
+    CROSS JOIN LATERAL (SELECT ${ROOM_COLUMNS} FROM rooms WHERE rooms.scope_key = k.scope_key FOR UPDATE) r
+    ORDER BY k.scope_key`,
 };
 
-/**
- * Stored messages of rooms $1 (JSON array of room ids) with idempotency keys $2 (JSON array): a
- * superset of the batch's (sender, key) pairs, narrowed by the caller. Arrays rather than a join, so
- * the plan is an index scan on (room_id, idempotency_key) however few rows the planner expects.
- */
-export const FIND_BY_ROOMS_AND_KEYS: SqlStatement = {
-  name: 'chat_find_by_rooms_and_keys_v1',
-  text: `SELECT ${MESSAGE_COLUMNS} FROM messages
-    WHERE room_id = ANY(ARRAY(SELECT json_array_elements_text($1::json)))
-      AND idempotency_key = ANY(ARRAY(SELECT json_array_elements_text($2::json)))`,
+/** Stored messages with the batch's (room, sender, idempotency key) ($1: [{room_id, sender_kind, sender_id, idempotency_key}]). */
+export const FIND_BY_SENDER_KEYS: SqlStatement = {
+  name: 'chat_find_by_sender_keys_v2',
+  text: `SELECT m.* FROM json_to_recordset($1::json) AS k(room_id text, sender_kind text, sender_id text, idempotency_key text)
+    CROSS JOIN LATERAL (
+      SELECT ${MESSAGE_COLUMNS} FROM messages
+      WHERE messages.room_id = k.room_id AND messages.sender_kind = k.sender_kind
+        AND messages.sender_id = k.sender_id AND messages.idempotency_key = k.idempotency_key
+      OFFSET 0
+    ) m`,
 };
 
 /** The message an idempotency key names in a room given by scope key ($1 scope key, $2 kind, $3 id, $4 key). */
 export const FIND_BY_IDEMPOTENCY_KEY: SqlStatement = {
-  name: 'chat_find_by_idempotency_key_v1',
-  text: `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, 'm.$1')} FROM messages m
-    JOIN rooms r ON r.room_id = m.room_id
-    WHERE r.scope_key = $1 AND m.sender_kind = $2 AND m.sender_id = $3 AND m.idempotency_key = $4
-    LIMIT 1`,
+  name: 'chat_find_by_idempotency_key_v2',
+  text: `SELECT ${MESSAGE_COLUMNS} FROM messages
+    WHERE room_id = (SELECT room_id FROM rooms WHERE scope_key = $1)
+      AND sender_kind = $2 AND sender_id = $3 AND idempotency_key = $4`,
 };
 
 /**

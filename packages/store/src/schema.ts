@@ -65,7 +65,7 @@ export const messages = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.roomId, t.seq] }),
-    uniqueIndex('messages_room_idempotency_idx').on(t.roomId, t.idempotencyKey, t.senderKind, t.senderId),
+    uniqueIndex('messages_idempotency_idx').on(t.roomId, t.senderKind, t.senderId, t.idempotencyKey),
   ],
 );
 
