@@ -3,6 +3,7 @@
  * every stream off over GATEWAY_DRAIN_MS, then the process exits.
  */
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { createBackbone } from '@chat/backbone';
 import { createStreamLeaseRegistry } from '@chat/coordination';
 import { createLogger, startAdminServer } from '@chat/observability';
@@ -31,7 +32,7 @@ const gateway = await createGatewayRuntime({
   cursor: { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS },
   engine: engineSettingsOf(config),
 });
-const server = gateway.app.listen(config.PORT, config.HOST);
+const server = createServer(gateway.listener).listen(config.PORT, config.HOST);
 await once(server, 'listening');
 let draining = false;
 const admin = await startAdminServer({

@@ -5,6 +5,7 @@ import { AppError } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 import { createStore, loadCursorCodec, type Database } from '@chat/store';
 import express, { Router, type Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { GatewayDeps } from './deps.ts';
 import type { StreamEngine } from './domain/stream-engine.ts';
 import { StreamHub } from './domain/stream-hub.ts';
@@ -12,6 +13,7 @@ import { assignRequestId, errorHandler } from '@chat/http-kit';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
 import { createInboxStreamRouter } from './routes/inbox-streams.routes.ts';
 import { createStreamRouter } from './routes/room-streams.routes.ts';
+import { createStreamListener } from './routes/stream-listener.ts';
 import { resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
 
 export interface GatewayRuntimeOptions {
@@ -37,6 +39,11 @@ export interface GatewayRuntime {
   router: Router;
   /** A standalone app: the stream routes, `GET /healthz`, and envelope 404s. */
   app: Express;
+  /**
+   * What the standalone gateway serves (`http.createServer(listener)`): stream GETs on Node's own
+   * request and response, everything else through `app` (see `routes/stream-listener.ts`).
+   */
+  listener: RequestListener;
   /** Hands every stream off over `windowMs`, then closes what is left; new streams get 503 meanwhile. */
   drain(windowMs: number): Promise<void>;
   /** Closes every stream at once and drops the backbone subscriptions (the caller closes what it passed in). */
@@ -74,12 +81,14 @@ export async function createGatewayRuntime(options: GatewayRuntimeOptions): Prom
     clock,
   };
   const router = Router().use(createStreamRouter(deps), createInboxStreamRouter(deps));
+  const app = standaloneApp(router, hub, options.logger);
   return {
     deps,
     hub,
     metrics,
     router,
-    app: standaloneApp(router, hub, options.logger),
+    app,
+    listener: createStreamListener(deps, app),
     drain: (windowMs) => hub.drain(windowMs),
     close: () => hub.close(),
   };

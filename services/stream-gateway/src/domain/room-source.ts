@@ -9,32 +9,49 @@ import type { SourceItem, StreamSource } from './stream-source.ts';
  */
 const pagesInFlight = new WeakMap<Store, Map<string, Promise<SourceItem[]>>>();
 
-/** The messages of one persisted room as a stream source. */
+/**
+ * The messages of one persisted room as a stream source. A class rather than an object of
+ * closures: every idle room stream holds one, and methods on the prototype cost nothing per stream.
+ */
+export class RoomSource implements StreamSource {
+  readonly channel = 'messages' as const;
+  readonly eventName = 'message' as const;
+
+  constructor(
+    private readonly deps: { store: Store; cursors: CursorCodec },
+    /** The room id, which is also the backbone event's scope key. */
+    readonly scopeKey: string,
+  ) {}
+
+  async highWater(): Promise<number> {
+    const room = await this.deps.store.rooms.findById(this.scopeKey);
+    return room?.lastSeq ?? 0;
+  }
+
+  readAfter(afterSeq: number, limit: number): Promise<SourceItem[]> {
+    const { store } = this.deps;
+    let pages = pagesInFlight.get(store);
+    if (!pages) pagesInFlight.set(store, (pages = new Map()));
+    const roomId = this.scopeKey;
+    const key = `${roomId}:${afterSeq}:${limit}`;
+    let page = pages.get(key);
+    if (!page) {
+      const reads = pages;
+      page = store.messages
+        .listAfter(roomId, afterSeq, limit)
+        .then((rows) => rows.map((row) => ({ seq: row.seq, data: JSON.stringify(toMessageResponse(row)) })))
+        .finally(() => reads.delete(key));
+      pages.set(key, page);
+    }
+    return page;
+  }
+
+  cursorFor(seq: number): string {
+    return this.deps.cursors.encode({ kind: 'room', roomId: this.scopeKey }, seq);
+  }
+}
+
+/** The messages of one persisted room as a stream source (see {@link RoomSource}). */
 export function createRoomSource(deps: { store: Store; cursors: CursorCodec }, roomId: string): StreamSource {
-  const scope = { kind: 'room', roomId } as const;
-  return {
-    channel: 'messages',
-    scopeKey: roomId,
-    eventName: 'message',
-    async highWater() {
-      const room = await deps.store.rooms.findById(roomId);
-      return room?.lastSeq ?? 0;
-    },
-    readAfter(afterSeq, limit) {
-      let pages = pagesInFlight.get(deps.store);
-      if (!pages) pagesInFlight.set(deps.store, (pages = new Map()));
-      const key = `${roomId}:${afterSeq}:${limit}`;
-      let page = pages.get(key);
-      if (!page) {
-        const reads = pages;
-        page = deps.store.messages
-          .listAfter(roomId, afterSeq, limit)
-          .then((rows) => rows.map((row) => ({ seq: row.seq, data: JSON.stringify(toMessageResponse(row)) })))
-          .finally(() => reads.delete(key));
-        pages.set(key, page);
-      }
-      return page;
-    },
-    cursorFor: (seq) => deps.cursors.encode(scope, seq),
-  };
+  return new RoomSource(deps, roomId);
 }

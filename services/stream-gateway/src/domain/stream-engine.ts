@@ -4,7 +4,7 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { SseOutput, type OutputLimits } from './sse-output.ts';
 import type { StreamHub } from './stream-hub.ts';
 import type { StreamLease } from '@chat/coordination';
-import { StreamSession, type SessionGrant, type SessionSettings } from './stream-session.ts';
+import { StreamSession, type SessionGrant, type SessionHooks, type SessionSettings } from './stream-session.ts';
 import type { StreamSource } from './stream-source.ts';
 
 /** Everything the engine shares between streams of every kind. */
@@ -35,14 +35,45 @@ const STREAM_HEADERS = {
   'X-Accel-Buffering': 'no',
 } as const;
 
+const kSession = Symbol('stream session');
+
+/** A response that carries its session, so one shared `close` listener serves every stream. */
+type SessionResponse = ServerResponse & { [kSession]?: StreamSession | undefined };
+
+/** The client went away (or the socket failed): the session ends without touching the response. */
+function onResponseClose(this: SessionResponse): void {
+  this[kSession]?.close('client_closed', undefined, 'none');
+}
+
+const hooksByEngine = new WeakMap<StreamEngine, SessionHooks>();
+
+/** The engine's session hooks, made once per engine and shared by all its sessions. */
+function hooksOf(engine: StreamEngine): SessionHooks {
+  let hooks = hooksByEngine.get(engine);
+  if (!hooks) {
+    hooks = {
+      delivered: (session, from) => engine.metrics.delivered(session.source.eventName, from),
+      closed: (session, reason) => {
+        const res = session.output.response as SessionResponse;
+        res.off('close', onResponseClose);
+        res[kSession] = undefined;
+        engine.hub.unregister(session);
+        engine.metrics.streamClosed(session.source.eventName, reason);
+        engine.logger.debug({ requestId: session.requestId, scopeKey: session.source.scopeKey, reason }, 'stream closed');
+      },
+    };
+    hooksByEngine.set(engine, hooks);
+  }
+  return hooks;
+}
+
 /**
  * Opens a stream on any source: registers with the hub first (listener first), reads the snapshot
  * barrier, and only then answers 200, so a backbone or store outage is still a clean 503.
  * @throws AppError STREAM_UNAVAILABLE / STORE_UNAVAILABLE before anything was written.
  */
 export async function openStream(engine: StreamEngine, input: OpenStreamInput): Promise<void> {
-  const { res } = input;
-  const logger = engine.logger.child({ requestId: input.requestId, scopeKey: input.source.scopeKey });
+  const res = input.res as SessionResponse;
   const session = new StreamSession({
     source: input.source,
     afterSeq: input.afterSeq,
@@ -50,18 +81,13 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
     lease: input.lease,
     output: new SseOutput(res, engine.outputLimits),
     settings: engine.settings,
-    logger,
+    logger: engine.logger,
+    requestId: input.requestId,
     now: engine.now,
-    onDelivered: (from) => engine.metrics.delivered(input.source.eventName, from),
-    onClosed: (closed, reason) => {
-      res.off('close', onClientGone);
-      engine.hub.unregister(closed);
-      engine.metrics.streamClosed(input.source.eventName, reason);
-      logger.debug({ reason }, 'stream closed');
-    },
+    hooks: hooksOf(engine),
   });
-  const onClientGone = (): void => session.close('client_closed', undefined, 'none');
-  res.on('close', onClientGone);
+  res[kSession] = session;
+  res.on('close', onResponseClose);
   try {
     await engine.hub.register(session);
     await session.prime();
@@ -73,6 +99,7 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
   res.socket?.setTimeout(0);
   res.writeHead(200, STREAM_HEADERS);
   res.flushHeaders();
+  session.output.writeDirect();
   engine.metrics.streamOpened(input.source.eventName);
   session.begin();
 }

@@ -3,6 +3,7 @@ import { jittered } from './jitter.ts';
 import { durableFrame, handoffFrame, heartbeatFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
 import type { SseOutput } from './sse-output.ts';
 import type { StreamLease } from '@chat/coordination';
+import type { EncodedFrame } from './encoded-frame.ts';
 import type { LiveEvent } from './live-event.ts';
 import type { SourceItem, StreamSource } from './stream-source.ts';
 
@@ -43,6 +44,17 @@ export interface SessionGrant {
   recheck(): Promise<'allowed' | 'revoked' | 'unavailable'>;
 }
 
+/**
+ * What the engine is told about every session. One object per engine, shared by all its sessions,
+ * so an idle stream holds no callbacks of its own.
+ */
+export interface SessionHooks {
+  /** A durable event was written, from the store (replay, gap fill) or live. */
+  delivered(session: StreamSession, from: 'store' | 'live'): void;
+  /** The session ended (called once): the hub unregisters it, metrics count it. */
+  closed(session: StreamSession, reason: CloseReason): void;
+}
+
 export interface StreamSessionOptions {
   source: StreamSource;
   /** Last seq the client already has (0: replay from the start). */
@@ -51,12 +63,12 @@ export interface StreamSessionOptions {
   lease: StreamLease;
   output: SseOutput;
   settings: SessionSettings;
+  /** The engine's logger; the session binds its request ID and scope only when it logs. */
   logger: Logger;
+  /** The request that opened the stream, for log lines. */
+  requestId?: string;
   now: () => number;
-  /** Called once when the session ends (the hub unregisters it, metrics count it). */
-  onClosed: (session: StreamSession, reason: CloseReason) => void;
-  /** Told of every durable event written, and whether it came from the store (replay, gap fill) or live. */
-  onDelivered?: (from: 'store' | 'live') => void;
+  hooks: SessionHooks;
 }
 
 type OutputEnding = 'end' | 'destroy' | 'none';
@@ -68,11 +80,21 @@ type OutputEnding = 'end' | 'destroy' | 'none';
  * older seq is an overlap and dropped; a newer one is a gap, filled from the store.
  */
 export class StreamSession {
+  // The fields are the session's whole per-stream state: an idle gateway holds one session per
+  // stream, so nothing here is allocated before it is needed (`pending`, the child logger).
   readonly source: StreamSource;
+  readonly output: SseOutput;
+  readonly requestId: string | undefined;
+  private readonly grant: SessionGrant;
+  private readonly lease: StreamLease;
+  private readonly settings: SessionSettings;
+  private readonly hooks: SessionHooks;
+  private readonly baseLogger: Logger;
+  private boundLogger: Logger | undefined;
   private lastSeq: number;
   private target: number;
   /** Live events that arrived ahead of their turn, as ready frames. */
-  private readonly pending = new Map<number, string | Buffer>();
+  private pending: Map<number, string | EncodedFrame> | undefined;
   private begun = false;
   private pumping = false;
   private isClosed = false;
@@ -83,8 +105,15 @@ export class StreamSession {
   private rotateAt: number;
   private readonly expiryCloseAt: number;
 
-  constructor(private readonly options: StreamSessionOptions) {
+  constructor(options: StreamSessionOptions) {
     this.source = options.source;
+    this.output = options.output;
+    this.requestId = options.requestId;
+    this.grant = options.grant;
+    this.lease = options.lease;
+    this.settings = options.settings;
+    this.hooks = options.hooks;
+    this.baseLogger = options.logger;
     this.lastSeq = options.afterSeq;
     this.target = options.afterSeq;
     const now = options.now();
@@ -93,6 +122,12 @@ export class StreamSession {
     this.nextRecheckAt = now + jittered(settings.recheckMs, 0.2);
     this.rotateAt = now + jittered(settings.maxStreamAgeMs, 0.2);
     this.expiryCloseAt = options.grant.expiresAt.getTime() - settings.tokenExpiryMarginMs;
+  }
+
+  /** The engine's logger bound to this stream's request ID and scope, made on first use. */
+  get logger(): Logger {
+    this.boundLogger ??= this.baseLogger.child({ requestId: this.requestId, scopeKey: this.source.scopeKey });
+    return this.boundLogger;
   }
 
   get closed(): boolean {
@@ -144,8 +179,8 @@ export class StreamSession {
       return;
     }
     if (now >= this.nextHeartbeatAt) {
-      this.nextHeartbeatAt = now + this.options.settings.heartbeatMs;
-      if (!this.options.output.write(heartbeatFrame(new Date(now)))) {
+      this.nextHeartbeatAt = now + this.settings.heartbeatMs;
+      if (!this.output.write(heartbeatFrame(new Date(now)))) {
         this.close('slow_consumer', undefined, 'destroy');
         return;
       }
@@ -166,18 +201,19 @@ export class StreamSession {
     if (this.isClosed) return;
     this.isClosed = true;
     this.clearGapTimer();
-    this.pending.clear();
-    const { output, lease, logger } = this.options;
+    this.pending = undefined;
+    const { output } = this;
     // A client that is not reading would never take the final frame; drop it rather than hold the buffer.
     if (ending === 'destroy' || (ending === 'end' && output.backedUp)) output.destroy();
     else if (ending === 'end') output.end(finalFrame);
-    lease.release().catch((err: unknown) => logger.warn({ err }, 'stream lease release failed; it expires by itself'));
-    this.options.onClosed(this, reason);
+    this.lease.release().catch((err: unknown) => this.logger.warn({ err }, 'stream lease release failed; it expires by itself'));
+    this.hooks.closed(this, reason);
   }
 
-  private hold(seq: number, frame: string | Buffer): void {
+  private hold(seq: number, frame: string | EncodedFrame): void {
     // Beyond the bound the event is not kept: the store still has it and the pump reads it from there.
-    if (this.pending.size < this.options.settings.maxPendingEvents) this.pending.set(seq, frame);
+    this.pending ??= new Map();
+    if (this.pending.size < this.settings.maxPendingEvents) this.pending.set(seq, frame);
   }
 
   private frameOf(item: SourceItem): string {
@@ -189,22 +225,23 @@ export class StreamSession {
     return this.sendFrame(item.seq, this.frameOf(item), 'store');
   }
 
-  private sendFrame(seq: number, frame: string | Buffer, from: 'store' | 'live' = 'live'): boolean {
+  private sendFrame(seq: number, frame: string | EncodedFrame, from: 'store' | 'live' = 'live'): boolean {
     this.lastSeq = seq;
-    this.options.onDelivered?.(from);
-    if (this.options.output.write(frame)) return true;
+    this.hooks.delivered(this, from);
+    if (this.output.write(frame)) return true;
     this.close('slow_consumer', undefined, 'destroy');
     return false;
   }
 
   private flushPending(): void {
-    for (let frame = this.pending.get(this.lastSeq + 1); frame !== undefined; frame = this.pending.get(this.lastSeq + 1)) {
-      this.pending.delete(this.lastSeq + 1);
+    const pending = this.pending;
+    if (!pending) return;
+    for (let frame = pending.get(this.lastSeq + 1); frame !== undefined; frame = pending.get(this.lastSeq + 1)) {
+      pending.delete(this.lastSeq + 1);
       if (!this.sendFrame(this.lastSeq + 1, frame)) return;
     }
-    if (this.pending.size > 0) {
-      for (const seq of this.pending.keys()) if (seq <= this.lastSeq) this.pending.delete(seq);
-    }
+    for (const seq of pending.keys()) if (seq <= this.lastSeq) pending.delete(seq);
+    if (pending.size === 0 && this.pending === pending) this.pending = undefined;
   }
 
   private armGapTimer(): void {
@@ -214,7 +251,7 @@ export class StreamSession {
       // One more I/O turn first: on a busy loop the missing event often already waits in the
       // backbone's socket, and taking it is far cheaper than a store read per stream of the room.
       setImmediate(() => void this.pump());
-    }, this.options.settings.gapGraceMs);
+    }, this.settings.gapGraceMs);
   }
 
   private clearGapTimer(): void {
@@ -231,39 +268,39 @@ export class StreamSession {
       while (!this.isClosed) {
         this.flushPending();
         if (this.isClosed || this.target <= this.lastSeq) break;
-        await this.options.output.whenWritable();
+        await this.output.whenWritable();
         if (this.isClosed) break;
-        const items = await this.source.readAfter(this.lastSeq, this.options.settings.replayPageSize);
+        const items = await this.source.readAfter(this.lastSeq, this.settings.replayPageSize);
         if (this.isClosed) break;
         if (items.length === 0 || items[0]!.seq !== this.lastSeq + 1) {
           // The store always holds what the backbone announced; if not, wait for the next event to retry.
-          this.options.logger.warn({ scopeKey: this.source.scopeKey, lastSeq: this.lastSeq, target: this.target }, 'store behind announced seq');
+          this.logger.warn({ scopeKey: this.source.scopeKey, lastSeq: this.lastSeq, target: this.target }, 'store behind announced seq');
           this.target = this.lastSeq;
           break;
         }
         for (const item of items) {
           if (item.seq !== this.lastSeq + 1) break;
           if (!this.send(item)) return;
-          if (this.options.output.backedUp) await this.options.output.whenWritable();
+          if (this.output.backedUp) await this.output.whenWritable();
           if (this.isClosed) return;
         }
       }
     } catch (err) {
-      this.options.logger.warn({ err, scopeKey: this.source.scopeKey }, 'stream replay failed; closing');
+      this.logger.warn({ err, scopeKey: this.source.scopeKey }, 'stream replay failed; closing');
       this.close('store_error');
       return;
     } finally {
       this.pumping = false;
     }
-    if (!this.isClosed && (this.target > this.lastSeq || this.pending.has(this.lastSeq + 1))) this.armGapTimer();
+    if (!this.isClosed && (this.target > this.lastSeq || this.pending?.has(this.lastSeq + 1) === true)) this.armGapTimer();
   }
 
   private async recheck(now: number): Promise<void> {
     this.rechecking = true;
-    this.nextRecheckAt = now + jittered(this.options.settings.recheckMs, 0.2);
+    this.nextRecheckAt = now + jittered(this.settings.recheckMs, 0.2);
     let verdict: 'allowed' | 'revoked' | 'unavailable';
     try {
-      verdict = await this.options.grant.recheck();
+      verdict = await this.grant.recheck();
     } catch {
       verdict = 'unavailable';
     } finally {

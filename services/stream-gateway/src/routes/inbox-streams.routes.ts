@@ -1,11 +1,14 @@
 import { Router, type Request, type Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { GatewayDeps } from '../deps.ts';
 import { resolveInboxStreamTarget, UNCAPPED_INBOX_LEASE } from '../domain/open-inbox-stream.ts';
 import { resumeCursor } from '../domain/resume-input.ts';
-import { scopeGrant } from '../domain/scope-grant.ts';
+import { ScopeGrant } from '../domain/scope-grant.ts';
 import { openStream } from '../domain/stream-engine.ts';
 import { accessLog, assignRequestId, authenticate, authorize, errorHandler, methodNotAllowed, parseScope } from '@chat/http-kit';
 import { requireEventStream, scopeRequest } from '../middleware/event-stream.ts';
+import { streamRequestOf } from './express-stream-request.ts';
+import type { StreamRequest } from './stream-request.ts';
 
 /** streamRepositoryInbox. */
 export const INBOX_STREAM_PATH = '/v1/repositories/:repositoryId/inbox/events';
@@ -19,23 +22,26 @@ export function createInboxStreamRouter(deps: GatewayDeps): Router {
   const router = Router();
   router
     .route(INBOX_STREAM_PATH)
-    .get(accessLog(deps.logger, deps.engine.metrics.httpDuration), assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req, res) => streamInbox(deps, req, res))
+    .get(accessLog(deps.logger, deps.engine.metrics.httpDuration), assignRequestId, authenticate(deps.tokens), parseScope, authorize(deps.core, 'read'), (req: Request, res: Response) =>
+      streamInbox(deps, streamRequestOf(req, res), res),
+    )
     .all(accessLog(deps.logger, deps.engine.metrics.httpDuration), assignRequestId, methodNotAllowed('GET'));
   router.use(INBOX_STREAM_PATH, errorHandler(deps.logger));
   return router;
 }
 
-async function streamInbox(deps: GatewayDeps, req: Request, res: Response): Promise<void> {
-  const { principal, scope, requestId: id } = res.locals;
-  const cursor = resumeCursor(req.headers['last-event-id'], req.query.cursor);
-  requireEventStream(req);
+/** Opens the caller's inbox stream for an authenticated, authorized request. @throws AppError before anything was written. */
+export async function streamInbox(deps: GatewayDeps, req: StreamRequest, res: ServerResponse): Promise<void> {
+  const { principal, scope, requestId } = req;
+  const cursor = resumeCursor(req.lastEventId, req.cursorQuery);
+  requireEventStream(req.accept);
   const target = resolveInboxStreamTarget(deps, { principal, repositoryId: scope.repositoryId, cursor });
   await openStream(deps.engine, {
     res,
     source: target.source,
     afterSeq: target.afterSeq,
-    grant: scopeGrant(deps.core, principal, scopeRequest(scope)),
+    grant: new ScopeGrant(deps.core, principal, scopeRequest(scope)),
     lease: UNCAPPED_INBOX_LEASE,
-    requestId: id,
+    requestId,
   });
 }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +40,10 @@ export interface HarnessOptions {
 
 /**
  * A real gateway on a free port: dev-core in-process, a fresh fixture of fresh repository IDs (so
- * tests on the shared PostgreSQL never meet), the chosen store and backbone, real HTTP.
+ * tests on the shared PostgreSQL never meet), the chosen store and backbone, real HTTP. The two
+ * targets also cover the two ways streams are served: `postgres+redis` through the standalone
+ * gateway's request listener (stream GETs without express), `pglite+in-process` through the express
+ * router, as the all-in-one process mounts it.
  */
 export class GatewayHarness {
   url = '';
@@ -84,7 +87,7 @@ export class GatewayHarness {
       cursor: { secret: 'gateway-test-cursor-secret-0123456789abcdef', previousSecrets: [] },
       ...(this.options.engine ? { engine: this.options.engine } : {}),
     });
-    this.server = this.gateway.app.listen(0, '127.0.0.1');
+    this.server = createServer(this.options.target === 'postgres+redis' ? this.gateway.listener : this.gateway.app).listen(0, '127.0.0.1');
     await once(this.server, 'listening');
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
