@@ -5,7 +5,7 @@ import { appendBatch, ensureRooms } from './message-append.ts';
 import { FIND_BY_IDEMPOTENCY_KEY, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
 import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
-import { messages, rooms, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
+import { messages, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
 import { storeCall } from './store-errors.ts';
 
 /** Everything about a new message that the caller decides; IDs, times and seq are the store's. */
