@@ -38,11 +38,11 @@ describe('streams: stream caps across gateways, a killed gateway\'s slots free w
       if (c.status === 200) open.push(c);
       return c;
     };
-    const expectRefused = (c: SseConnection, code: string) => {
+    const expectRefused = (c: SseConnection, ...codes: string[]) => {
       expect(c.status, c.errorBody).to.equal(429);
       const response = refusalAsApiResponse(c);
       expect(validator.problems({ method: 'GET', path }, response), 'contract').to.deep.equal([]);
-      expect((response.body as { error: { code: string } }).error.code).to.equal(code);
+      expect(codes).to.include((response.body as { error: { code: string } }).error.code);
       expect(String(c.headers['retry-after'])).to.match(/^[1-9][0-9]*$/);
     };
 
@@ -69,7 +69,9 @@ describe('streams: stream caps across gateways, a killed gateway\'s slots free w
       const c = await stream(g1, reader);
       if (c.status === 200) reopened += 1;
       else {
-        expectRefused(c, 'STREAM_PRINCIPAL_LIMIT');
+        // Both caps are full until the dead gateway's slots lapse; a slot's principal and room entries
+        // are renewed by separate script calls, so for a moment one may lapse before the other.
+        expectRefused(c, 'STREAM_PRINCIPAL_LIMIT', 'STREAM_ROOM_LIMIT');
         refusedMeanwhile += 1;
         await sleep(100);
       }

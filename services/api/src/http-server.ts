@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 
 export interface RunningHttpServer {
   server: Server;
@@ -14,8 +13,8 @@ export interface RunningHttpServer {
 }
 
 /** Listens and resolves once the port is open. */
-export async function listen(app: Express, port: number, host: string): Promise<RunningHttpServer> {
-  const server = app.listen(port, host);
+export async function listen(listener: RequestListener, port: number, host: string): Promise<RunningHttpServer> {
+  const server = createServer(listener).listen(port, host);
   await once(server, 'listening');
   // Slow clients must not hold a socket forever (reliability test 13); streams opt out per request.
   server.headersTimeout = 20_000;

@@ -44,6 +44,11 @@ export interface GatewayRuntime {
    * request and response, everything else through `app` (see `routes/stream-listener.ts`).
    */
   listener: RequestListener;
+  /**
+   * The same for a process that serves streams next to other routes (the all-in-one): stream GETs
+   * on Node's own objects, everything else through `app`.
+   */
+  listenerFor(app: RequestListener): RequestListener;
   /** Hands every stream off over `windowMs`, then closes what is left; new streams get 503 meanwhile. */
   drain(windowMs: number): Promise<void>;
   /** Closes every stream at once and drops the backbone subscriptions (the caller closes what it passed in). */
@@ -89,6 +94,7 @@ export async function createGatewayRuntime(options: GatewayRuntimeOptions): Prom
     router,
     app,
     listener: createStreamListener(deps, app),
+    listenerFor: (other) => createStreamListener(deps, other),
     drain: (windowMs) => hub.drain(windowMs),
     close: () => hub.close(),
   };
