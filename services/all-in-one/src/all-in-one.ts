@@ -73,8 +73,8 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   });
   await notifier.start();
 
-  // Stream GETs are served on Node's own request and response (no express state held per stream).
-  const http = await listen(gateway.listenerFor(api.app), config.PORT, config.HOST);
+  // Stream GETs and plain appends are served on Node's own request and response; the rest by express.
+  const http = await listen(gateway.listenerFor(api.listener), config.PORT, config.HOST);
   const url = `http://127.0.0.1:${http.port}`;
   logger.info({ url, coreUrl, database: database.kind, backbone: config.REDIS_URL ? 'redis' : 'in-process' }, 'chat listening');
 

@@ -41,7 +41,7 @@ const api = await createApiRuntime({
     : {}),
 });
 api.relay.start();
-const http = await listen(api.app, env.PORT, env.HOST);
+const http = await listen(api.listener, env.PORT, env.HOST);
 let draining = false;
 const admin = await startAdminServer({
   port: env.API_ADMIN_PORT,

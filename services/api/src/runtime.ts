@@ -2,6 +2,7 @@ import { createCoreClient, createTokenVerifier } from '@chat/authz-client';
 import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import { createStore, loadCursorCodec, type Database } from '@chat/store';
+import type { RequestListener } from 'node:http';
 import type { Express, Router } from 'express';
 import { createApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
@@ -10,6 +11,7 @@ import { NO_APPEND_FAULTS, type AppendFaults } from './domain/append-faults.ts';
 import { BackbonePublisher } from './domain/backbone-publisher.ts';
 import { OutboxRelay } from './domain/outbox-relay.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
+import { createApiListener } from './routes/append-listener.ts';
 
 export interface ApiRuntimeOptions {
   database: Database;
@@ -29,6 +31,8 @@ export interface ApiRuntimeOptions {
 export interface ApiRuntime {
   deps: ApiDeps;
   app: Express;
+  /** What the API's server runs: plain appends without express, everything else through `app`. */
+  listener: RequestListener;
   relay: OutboxRelay;
 }
 
@@ -56,5 +60,5 @@ export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiR
   };
   const relay = new OutboxRelay(store.outbox, options.backbone, options.logger, { graceMs: 2000, intervalMs: 1000, batchSize: 500 });
   const app = createApiApp(deps, options.extraRouters ? { extraRouters: options.extraRouters } : {});
-  return { deps, app, relay };
+  return { deps, app, listener: createApiListener(deps, app), relay };
 }

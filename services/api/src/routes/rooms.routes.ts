@@ -7,8 +7,8 @@ import { parseCursorParam, parseLimit } from '../domain/page-query.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { appendHandler } from './append.handler.ts';
 
-const REPOSITORY_ROOM = '/v1/repositories/:repositoryId/room';
-const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
+export const REPOSITORY_ROOM = '/v1/repositories/:repositoryId/room';
+export const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
 
 /** Room metadata, message lists and appends, for repository rooms and branch rooms alike. */
 export function roomsRouter(deps: ApiDeps): Router {

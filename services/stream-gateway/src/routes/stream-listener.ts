@@ -1,9 +1,19 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { AppError, errorEnvelope } from '@chat/contracts';
-import { accessLog, assignRequestId, authenticate, authorize, parseScope } from '@chat/http-kit';
-import type { Logger } from '@chat/observability';
-import type { NextFunction, Request, Response } from 'express';
+import {
+  accessLog,
+  asPlainRoute,
+  assignRequestId,
+  authenticate,
+  authorize,
+  parseScope,
+  runMiddleware,
+  writeError,
+  type Middleware,
+  type PlainRequest,
+  type PlainResponse,
+} from '@chat/http-kit';
+import type { Response } from 'express';
 import type { GatewayDeps } from '../deps.ts';
 import { INBOX_STREAM_PATH, streamInbox } from './inbox-streams.routes.ts';
 import { ROOM_STREAM_PATHS, streamRoom } from './room-streams.routes.ts';
@@ -22,11 +32,6 @@ const STREAM_ROUTES = [
 /** A headers object for requests whose stream is open: nothing reads them any more. */
 const NO_HEADERS: IncomingMessage['headers'] = Object.freeze({});
 const NO_RAW_HEADERS: string[] = Object.freeze([]) as unknown as string[];
-
-/** What the http-kit access middleware reads and writes, on plain Node objects. */
-type PlainRequest = IncomingMessage & { params: Record<string, string>; route: { path: string } };
-type PlainResponse = ServerResponse & { locals: Record<string, unknown> };
-type Middleware = (req: Request, res: Response, next: NextFunction) => unknown;
 
 /**
  * The standalone gateway's request listener: stream GETs are served on Node's own request and
@@ -50,7 +55,8 @@ export function createStreamListener(deps: GatewayDeps, app: RequestListener): R
       app(req, res);
       return;
     }
-    void serveStream(deps, steps, route, req as PlainRequest, res as PlainResponse);
+    const plain = asPlainRoute(req, res, route);
+    void serveStream(deps, steps, route, plain.req, plain.res);
   };
 }
 
@@ -75,11 +81,8 @@ function matchStreamRoute(url: string): MatchedRoute | undefined {
 }
 
 async function serveStream(deps: GatewayDeps, steps: Middleware[], route: MatchedRoute, req: PlainRequest, res: PlainResponse): Promise<void> {
-  req.params = route.params;
-  req.route = { path: route.path };
-  res.locals = {};
   try {
-    for (const step of steps) await runStep(step, req, res);
+    for (const step of steps) await runMiddleware(step, req, res);
     const { principal, scope, access, requestId } = res.locals as unknown as Response['locals'];
     const query = parseQuery(route.query);
     await route.open(deps, { requestId, principal, scope, access, lastEventId: req.headers['last-event-id'], cursorQuery: query.cursor, accept: req.headers.accept }, res);
@@ -92,40 +95,4 @@ async function serveStream(deps: GatewayDeps, steps: Middleware[], route: Matche
   } catch (err) {
     writeError(deps.logger, req, res, err);
   }
-}
-
-/** Runs one express-style middleware: resolves on `next()`, rejects on `next(err)`, a throw or a rejection. */
-function runStep(step: Middleware, req: PlainRequest, res: PlainResponse): Promise<void> {
-  return new Promise((resolve, reject) => {
-    try {
-      const result = step(req as unknown as Request, res as unknown as Response, (err?: unknown) => (err ? reject(err) : resolve()));
-      if (result instanceof Promise) result.catch(reject);
-    } catch (err) {
-      reject(err);
-    }
-  });
-}
-
-/**
- * The envelope for a stream that failed before opening, as http-kit's `errorHandler` writes it for
- * the express routes (same status, `Retry-After`, body and log lines); after the headers went out
- * an error can only end the connection.
- */
-function writeError(logger: Logger, req: PlainRequest, res: PlainResponse, err: unknown): void {
-  const known = err instanceof AppError ? err : undefined;
-  // Set by the request-ID step, which runs before anything that can fail.
-  const requestId = res.locals.requestId as string;
-  const error = known ?? new AppError('RESPONSE_INVALID', 'The server could not complete the request.');
-  if (!known) logger.error({ err, requestId, method: req.method, route: req.route.path }, 'unhandled error');
-  else if (error.status >= 500) logger.warn({ err: error.cause ?? error, requestId, code: error.code }, 'dependency failure');
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
-  const body = JSON.stringify(errorEnvelope(error.code, error.message, requestId));
-  res.statusCode = error.status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
 }
