@@ -90,7 +90,7 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
   res.on('close', onResponseClose);
   try {
     await engine.hub.register(session);
-    await session.prime();
+    engine.hub.snapshotTaken(session, await session.prime());
   } catch (err) {
     session.close('open_failed', undefined, 'none');
     throw err;

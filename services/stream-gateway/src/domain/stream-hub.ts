@@ -2,11 +2,15 @@ import { AppError } from '@chat/contracts';
 import type { Backbone, Channel, DeliveredEvent, Subscription } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import { LiveEvent } from './live-event.ts';
-import type { CloseReason } from './stream-session.ts';
+import { ScopeOrderer } from './scope-orderer.ts';
+import type { CloseReason, SessionSettings } from './stream-session.ts';
+import type { StreamSource } from './stream-source.ts';
 
 /** What the hub needs of a stream: its scope, live feed, periodic work and closing. */
 export interface HubSession {
-  readonly source: { readonly channel: Channel; readonly scopeKey: string };
+  readonly source: Pick<StreamSource, 'channel' | 'scopeKey' | 'readAfter' | 'fromLive'>;
+  /** Bounds of the scope's orderer, taken from the scope's first stream. */
+  readonly settings: Pick<SessionSettings, 'gapGraceMs' | 'replayPageSize' | 'maxPendingEvents'>;
   /** The event object is shared by every stream of the scope (see {@link LiveEvent.sharedFrame}). */
   onLive(event: LiveEvent): void;
   tick(now: number): void;
@@ -35,13 +39,21 @@ export interface HubStats {
   draining: boolean;
 }
 
+/** The streams of one scope and, for a source whose frames are shared (rooms), its orderer. */
+interface Scope {
+  readonly sessions: Set<HubSession>;
+  readonly orderer: ScopeOrderer | undefined;
+}
+
 /**
  * The process-wide fan-out: ONE backbone subscription per channel, demultiplexed by scope key to the
  * streams of that scope, and ONE interval that drives every stream's timers, so idle streams cost a
- * map entry each, not a subscription or timer each.
+ * map entry each, not a subscription or timer each. A room's events are put in seq order once per
+ * scope ({@link ScopeOrderer}), so its streams see them in order and arm no gap timers of their own.
+ * An inbox's events carry per-stream data, so each inbox stream still orders its own.
  */
 export class StreamHub {
-  private readonly scopes = new Map<Channel, Map<string, Set<HubSession>>>();
+  private readonly scopes = new Map<Channel, Map<string, Scope>>();
   private readonly sessions = new Set<HubSession>();
   private readonly subscriptions = new Map<Channel, Promise<Subscription>>();
   private readonly broken = new Set<Channel>();
@@ -65,21 +77,33 @@ export class StreamHub {
     await this.ensureFeed(channel);
     let byScope = this.scopes.get(channel);
     if (!byScope) this.scopes.set(channel, (byScope = new Map()));
-    let set = byScope.get(scopeKey);
-    if (!set) byScope.set(scopeKey, (set = new Set()));
-    set.add(session);
+    let scope = byScope.get(scopeKey);
+    if (!scope) byScope.set(scopeKey, (scope = this.newScope(session)));
+    scope.sessions.add(session);
     this.sessions.add(session);
     this.startTicker();
   }
 
-  /** Forgets a stream; the last stream of a scope takes the scope's entry with it. */
+  /**
+   * A registered stream read its snapshot high-water mark: the scope's first one tells the orderer
+   * where in-order delivery starts.
+   */
+  snapshotTaken(session: HubSession, highWater: number): void {
+    if (!this.sessions.has(session)) return;
+    this.scopes.get(session.source.channel)?.get(session.source.scopeKey)?.orderer?.baseline(highWater);
+  }
+
+  /** Forgets a stream; the last stream of a scope takes the scope's entry, orderer and timer with it. */
   unregister(session: HubSession): void {
     if (!this.sessions.delete(session)) return;
     const { channel, scopeKey } = session.source;
     const byScope = this.scopes.get(channel);
-    const set = byScope?.get(scopeKey);
-    set?.delete(session);
-    if (set && set.size === 0) byScope!.delete(scopeKey);
+    const scope = byScope?.get(scopeKey);
+    scope?.sessions.delete(session);
+    if (scope && scope.sessions.size === 0) {
+      byScope!.delete(scopeKey);
+      scope.orderer?.dispose();
+    }
     if (this.sessions.size === 0) this.stopTicker();
   }
 
@@ -136,15 +160,36 @@ export class StreamHub {
     }
   }
 
+  private newScope(first: HubSession): Scope {
+    const sessions = new Set<HubSession>();
+    const { source, settings } = first;
+    if (source.fromLive) return { sessions, orderer: undefined };
+    const orderer = new ScopeOrderer({
+      deliver: (event) => this.deliver(sessions, event),
+      // Every stream of the scope reads the same rows; the room source shares the page read.
+      readAfter: (afterSeq, limit) => source.readAfter(afterSeq, limit),
+      gapGraceMs: settings.gapGraceMs,
+      pageSize: settings.replayPageSize,
+      maxHeld: settings.maxPendingEvents,
+      logger: this.options.logger,
+      scopeKey: source.scopeKey,
+    });
+    return { sessions, orderer };
+  }
+
   private dispatch(event: DeliveredEvent): void {
-    const set = this.scopes.get(event.channel)?.get(event.scopeKey);
-    if (!set) return;
-    const live = new LiveEvent(event.seq, event.data);
-    for (const session of set) {
+    const scope = this.scopes.get(event.channel)?.get(event.scopeKey);
+    if (!scope) return;
+    if (scope.orderer) scope.orderer.accept(event.seq, event.data);
+    else this.deliver(scope.sessions, new LiveEvent(event.seq, event.data));
+  }
+
+  private deliver(sessions: Set<HubSession>, live: LiveEvent): void {
+    for (const session of sessions) {
       try {
         session.onLive(live);
       } catch (err) {
-        this.options.logger.error({ err, scopeKey: event.scopeKey }, 'stream failed on a live event');
+        this.options.logger.error({ err, scopeKey: session.source.scopeKey }, 'stream failed on a live event');
         session.close('source_error');
       }
     }

@@ -77,7 +77,9 @@ type OutputEnding = 'end' | 'destroy' | 'none';
  * One open stream. Listener first: the hub feeds `onLive` from registration on, while `prime` reads
  * the snapshot high-water mark; `begin` then replays from the store up to it, drains what arrived
  * meanwhile, and goes live. Every send goes through one rule: only seq == last + 1 is written; an
- * older seq is an overlap and dropped; a newer one is a gap, filled from the store.
+ * older seq is an overlap and dropped; a newer one is a gap, filled from the store. A room's live
+ * events already come in order from the hub (one orderer per scope), so for rooms this gap rule is
+ * the safety net for what the hub passes on unordered (a gap the store could not fill yet).
  */
 export class StreamSession {
   // The fields are the session's whole per-stream state: an idle gateway holds one session per
@@ -87,7 +89,7 @@ export class StreamSession {
   readonly requestId: string | undefined;
   private readonly grant: SessionGrant;
   private readonly lease: StreamLease;
-  private readonly settings: SessionSettings;
+  readonly settings: SessionSettings;
   private readonly hooks: SessionHooks;
   private readonly baseLogger: Logger;
   private boundLogger: Logger | undefined;
@@ -134,10 +136,11 @@ export class StreamSession {
     return this.isClosed;
   }
 
-  /** Reads the snapshot barrier. Throws (STORE_UNAVAILABLE) before anything was sent. */
-  async prime(): Promise<void> {
+  /** Reads the snapshot barrier and returns it. Throws (STORE_UNAVAILABLE) before anything was sent. */
+  async prime(): Promise<number> {
     const highWater = await this.source.highWater();
     if (highWater > this.target) this.target = highWater;
+    return highWater;
   }
 
   /** Starts replay and live delivery; the response headers are out. */
