@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -10,6 +11,7 @@ import type { Fixture } from './domain/fixture.schema.ts';
 import { generateIssuerKeys } from './domain/signing-keys.ts';
 import { mintToken, type MintTokenRequest } from './domain/token-minter.ts';
 import { createLogger } from './logger.ts';
+import { createDevCoreListener } from './routes/authorize-listener.ts';
 
 export interface StartDevCoreOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -57,7 +59,7 @@ export async function startDevCore(options: StartDevCoreOptions): Promise<DevCor
     serviceToken: options.serviceToken ?? DEFAULT_SERVICE_TOKEN,
     logger,
   };
-  const server = createApp(ctx).listen(options.port, options.host ?? '127.0.0.1');
+  const server = createServer(createDevCoreListener(ctx, createApp(ctx))).listen(options.port, options.host ?? '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   if (publicUrl === '') publicUrl = `http://127.0.0.1:${port}`;

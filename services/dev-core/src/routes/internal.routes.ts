@@ -10,7 +10,7 @@ import { sendError } from './http-errors.ts';
 
 const idSchema = z.string().min(1).max(128);
 
-const authorizeBodySchema = z.object({
+export const authorizeBodySchema = z.object({
   principal: z.object({ kind: z.enum(['user', 'bot']), id: idSchema, credentialId: idSchema.optional() }),
   repositoryId: idSchema,
   branchId: idSchema.optional(),
@@ -40,12 +40,17 @@ function applyFault(ctx: DevCoreContext): RequestHandler {
   };
 }
 
+/** Whether an `Authorization` header carries chat's service token (compared in constant time). */
+export function serviceTokenMatcher(ctx: DevCoreContext): (header: string | undefined) => boolean {
+  const expected = digest(`Bearer ${ctx.serviceToken}`);
+  return (header) => header !== undefined && timingSafeEqual(digest(header), expected);
+}
+
 /** Only chat, holding the service token, may call core's service API. */
 function requireServiceToken(ctx: DevCoreContext): RequestHandler {
-  const expected = digest(`Bearer ${ctx.serviceToken}`);
+  const matches = serviceTokenMatcher(ctx);
   return (req, res, next) => {
-    const presented = req.get('authorization');
-    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+    if (!matches(req.get('authorization'))) {
       sendError(res, 401, 'service_unauthenticated', 'service token missing or wrong');
       return;
     }
