@@ -28,7 +28,7 @@ export interface BenchCluster {
   core: DevCoreClient;
   fixture: BenchFixture;
   /** Services by role, for RSS readings and kills. */
-  services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string; adminUrl?: string }>;
+  services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string; adminUrl?: string; diagnosticDir?: string }>;
   stop(): Promise<void>;
 }
 
@@ -107,13 +107,18 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     const start = async (role: 'api' | 'gateway' | 'notifier', script: string, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const adminPort = await freePort();
+      // A gateway writes a heap snapshot on SIGUSR2 (which first collects all garbage): the leak
+      // check uses it to read the heap without garbage in it.
+      const diagnosticDir = role === 'gateway' ? await mkdtemp(join(tmpdir(), 'chat-bench-diag-')) : undefined;
+      if (diagnosticDir) cleanups.push(() => rm(diagnosticDir, { recursive: true, force: true }));
+      const diagnostics: Record<string, string> = diagnosticDir ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${diagnosticDir}` } : {};
       const service = new ChildService({
         name: role,
         script,
-        env: { ...shared, PORT: String(port), API_ADMIN_PORT: String(adminPort), GATEWAY_ADMIN_PORT: String(adminPort), NOTIFIER_ADMIN_PORT: String(adminPort), ...extra },
+        env: { ...shared, PORT: String(port), API_ADMIN_PORT: String(adminPort), GATEWAY_ADMIN_PORT: String(adminPort), NOTIFIER_ADMIN_PORT: String(adminPort), ...diagnostics, ...extra },
       });
       const url = `http://127.0.0.1:${port}`;
-      services.push({ role, service, url, adminUrl: `http://127.0.0.1:${adminPort}` });
+      services.push({ role, service, url, adminUrl: `http://127.0.0.1:${adminPort}`, ...(diagnosticDir ? { diagnosticDir } : {}) });
       await service.waitUntil(async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200, 120_000);
       return url;
     };
