@@ -1,12 +1,15 @@
 /**
  * One load-client process of the stream benchmarks (`node --import tsx tests/bench/sse-load-worker.ts`,
- * forked by {@link ../sse-load-pool.ts}). It holds thousands of raw node:http SSE connections and
- * does the least work per event the figures need: in `count` mode it counts `message` frames with a
- * byte search; in `latency` mode it also reads the send time the writer put at the start of the
- * body (`lat <monotonic ms>`) and bins receipt minus send time in a histogram. No event is parsed
- * as JSON. Commands and replies travel over the IPC channel.
+ * forked by {@link ../sse-load-pool.ts}). It holds thousands of SSE connections on plain TCP
+ * sockets (it writes the request and reads the status line itself: node:http's response parsing
+ * and stream machinery cost the clients more CPU than the gateways spent delivering, on the same two
+ * cores) and does the least work per event the figures need: in `count` mode it counts `message`
+ * frames with a byte search over the raw bytes (the chunked framing between frames cannot contain the
+ * markers: frames carry no CR); in `latency` mode it also reads the send time the writer put at the
+ * start of the body (`lat <monotonic ms>`) and bins receipt minus send time in a histogram. No event
+ * is parsed as JSON. Commands and replies travel over the IPC channel.
  */
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { monotonicMs } from './monotonic-clock.ts';
 import { BUCKET_MS, type MeasureMode, type StreamTarget, type WorkerCommand, type WorkerReply } from './sse-load-protocol.ts';
 
@@ -19,7 +22,7 @@ let windowStart = monotonicMs();
 let histogram = new Map<number, number>();
 let open = 0;
 let ended = 0;
-const requests = new Set<ClientRequest>();
+const sockets = new Set<Socket>();
 
 function countFrames(buf: Buffer): number {
   let n = 0;
@@ -67,47 +70,62 @@ function latencyReader(): (chunk: Buffer) => void {
   };
 }
 
+const HEADER_END = Buffer.from('\r\n\r\n');
+
 function openOne(target: StreamTarget, measure: MeasureMode): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const req = request(target.url, {
-      headers: { accept: 'text/event-stream', authorization: `Bearer ${target.token}` },
-      agent: false,
-    });
-    requests.add(req);
+    const url = new URL(target.url);
+    const socket = connect(Number(url.port), url.hostname);
+    sockets.add(socket);
     let settled = false;
     const settle = (failure: string | undefined) => {
       if (settled) return;
       settled = true;
       resolve(failure);
     };
-    req.on('error', (err: NodeJS.ErrnoException) => settle(`network ${err.code ?? err.message}`));
-    req.on('close', () => requests.delete(req));
-    req.on('response', (res: IncomingMessage) => {
-      if (res.statusCode !== 200) {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          const code = /"code":"([A-Z_]+)"/.exec(text)?.[1];
-          settle(`${res.statusCode}${code ? ` ${code}` : ''}`);
-        });
-        return;
-      }
-      open++;
-      let gone = false;
-      const onGone = () => {
-        if (gone) return;
-        gone = true;
+    // `Connection: close`: the server closes the socket when it ends the stream, which is how an
+    // ended stream is seen without parsing the chunked framing.
+    socket.write(
+      `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n` +
+        `Authorization: Bearer ${target.token}\r\nConnection: close\r\n\r\n`,
+    );
+    let head: Buffer | undefined = Buffer.alloc(0);
+    let status = 0;
+    let gone = false;
+    const onGone = () => {
+      if (gone) return;
+      gone = true;
+      if (status === 200) {
         open--;
         ended++;
-      };
-      res.on('data', measure === 'latency' ? latencyReader() : countingReader());
-      res.on('end', onGone);
-      res.on('close', onGone);
-      res.on('error', onGone);
+      }
+    };
+    const read = measure === 'latency' ? latencyReader() : countingReader();
+    socket.on('data', (chunk: Buffer) => {
+      if (head === undefined) return read(chunk);
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf(HEADER_END);
+      if (end < 0) return;
+      status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head.toString('latin1', 0, Math.min(end, 64)))?.[1] ?? 0);
+      if (status !== 200) {
+        // A refusal: its envelope follows the head; keep reading until the server closes.
+        return;
+      }
+      const rest = head.subarray(end + HEADER_END.length);
+      head = undefined;
+      open++;
       settle(undefined);
+      if (rest.length > 0) read(rest);
     });
-    req.end();
+    socket.on('error', (err: NodeJS.ErrnoException) => settle(`network ${err.code ?? err.message}`));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (status !== 200 && head !== undefined) {
+        const code = /"code":"([A-Z_]+)"/.exec(head.toString('utf8'))?.[1];
+        settle(status === 0 ? 'network closed' : `${status}${code ? ` ${code}` : ''}`);
+      }
+      onGone();
+    });
   });
 }
 
@@ -129,7 +147,7 @@ async function openAll(targets: StreamTarget[], concurrency: number, measure: Me
 }
 
 async function dropAll(): Promise<void> {
-  for (const req of requests) req.destroy();
+  for (const socket of sockets) socket.destroy();
   const deadline = monotonicMs() + 10_000;
   while (open > 0 && monotonicMs() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
@@ -155,7 +173,7 @@ async function handle(command: WorkerCommand): Promise<WorkerReply> {
       ended = 0;
       return { type: 'dropped' };
     case 'close':
-      for (const req of requests) req.destroy();
+      for (const socket of sockets) socket.destroy();
       return { type: 'closed' };
   }
 }
