@@ -21,7 +21,7 @@ interface Profile {
 const args = process.argv.slice(2);
 const topIndex = args.indexOf('--top');
 const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 30;
-const files = args.filter((a, i) => !a.startsWith('--') && i !== topIndex + 1);
+const files = args.filter((a, i) => !a.startsWith('--') && (topIndex < 0 || i !== topIndex + 1));
 
 for (const file of files) {
   const profile = JSON.parse(await readFile(file, 'utf8')) as Profile;
