@@ -41,6 +41,22 @@ describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
     expect(principalSets).to.have.length(7);
   });
 
+  it('sends the releases of one turn together: 300 streams closing at once free every slot in a few commands', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const registry = open({ redis: REDIS_URL, keyPrefix, principalCap: 1000, roomCap: 1000 });
+    const room = fresh('r');
+    const principals = Array.from({ length: 3 }, () => fresh('p'));
+    const leases = await Promise.all(Array.from({ length: 300 }, (_, i) => registry.acquire({ principalKey: principals[i % 3]!, roomKey: room })));
+    const zremCalls = async () => Number(/cmdstat_zrem:calls=(\d+)/.exec(await keyspace.admin.info('commandstats'))?.[1] ?? 0);
+    const before = await zremCalls();
+    await Promise.all(leases.map((lease) => lease.release()));
+    // One ZREM per set (1 room + 3 principals); other suites' commands could only add a few.
+    expect((await zremCalls()) - before).to.be.below(20);
+    for (const key of await keyspace.keysOf(keyPrefix)) expect(await keyspace.admin.zcard(key), key).to.equal(0);
+    // A lease released twice, or after the batch went out, stays harmless.
+    await leases[0]!.release();
+  });
+
   it('lays keys out as <prefix>:{cap:p|r:<key>} scored by server-clock expiry, every key with a TTL', async () => {
     const keyPrefix = keyspace.prefix('cap');
     const registry = open({ redis: REDIS_URL, keyPrefix, leaseMs: 4_000 });

@@ -58,6 +58,9 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private readonly timer: NodeJS.Timeout;
   private renewing = false;
   private closed = false;
+  private pendingRemovals = new Map<string, Set<string>>();
+  private removalWaiters: Array<() => void> = [];
+  private removalScheduled = false;
 
   constructor(options: RedisStreamLeaseRegistryOptions) {
     this.settings = streamCapSettings(options);
@@ -103,6 +106,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    await this.flushRemovals();
     const held = [...this.live];
     this.live.clear();
     if (held.length > 0) {
@@ -135,7 +139,40 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     const slots = this.live.get(id);
     if (!slots) return;
     this.live.delete(id);
-    await this.removeSlots([slots.principalSet, slots.roomSet], id);
+    await this.queueRemoval([slots.principalSet, slots.roomSet], id);
+  }
+
+  /**
+   * Releases of one event-loop turn leave together: one pipeline, one ZREM per set. When a thousand
+   * streams close at once that is a few commands instead of two thousand, and a busy event loop
+   * that reads the reply late costs one timed-out command, not hundreds.
+   */
+  private queueRemoval(keys: readonly string[], id: string): Promise<void> {
+    for (const key of keys) {
+      let ids = this.pendingRemovals.get(key);
+      if (!ids) this.pendingRemovals.set(key, (ids = new Set()));
+      ids.add(id);
+    }
+    return new Promise((resolve) => {
+      this.removalWaiters.push(resolve);
+      if (this.removalScheduled) return;
+      this.removalScheduled = true;
+      setImmediate(() => void this.flushRemovals());
+    });
+  }
+
+  private async flushRemovals(): Promise<void> {
+    this.removalScheduled = false;
+    const removals = this.pendingRemovals;
+    const waiters = this.removalWaiters;
+    this.pendingRemovals = new Map();
+    this.removalWaiters = [];
+    if (removals.size > 0) {
+      const pipeline = this.handle.redis.pipeline();
+      for (const [key, ids] of removals) pipeline.zrem(key, ...ids);
+      await this.execQuietly(pipeline.exec());
+    }
+    for (const settle of waiters) settle();
   }
 
   /** Best effort: a slot that cannot be removed now is no longer renewed and frees within the lease. */
