@@ -4,5 +4,5 @@ export { errorHandler } from './error-handler.ts';
 export { methodNotAllowed } from './method-not-allowed.ts';
 export { authenticate, authorize, parseScope } from './access.ts';
 export { accessLog } from './access-log.ts';
-export { asPlainRoute, runMiddleware, writeError, writeJson, type Middleware, type PlainRequest, type PlainResponse } from './plain-route.ts';
+export { asPlainRoute, matchPlainRoute, runMiddleware, writeError, writeJson, type Middleware, type PlainRequest, type PlainResponse, type PlainRoutePattern } from './plain-route.ts';
 export { readJsonBody, isPlainJsonRequest } from './json-body-reader.ts';

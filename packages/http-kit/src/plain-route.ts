@@ -14,6 +14,28 @@ export type PlainRequest = IncomingMessage & { params: Record<string, string>; r
 export type PlainResponse = ServerResponse & { locals: Record<string, unknown> };
 export type Middleware = (req: Request, res: Response, next: NextFunction) => unknown;
 
+/** A route a plain listener serves: a pattern over the path with named groups, and its express template. */
+export interface PlainRoutePattern {
+  /** Matched against the path alone (no query); named groups become `req.params`. */
+  pattern: RegExp;
+  /** The express route template, for the access log and metrics (`req.route.path`). */
+  path: string;
+}
+
+/** The first route whose pattern matches the URL's path, with its params and the raw query string. */
+export function matchPlainRoute<R extends PlainRoutePattern>(url: string, routes: readonly R[]): { route: R; params: Record<string, string>; query: string } | undefined {
+  const q = url.indexOf('?');
+  const pathname = q === -1 ? url : url.slice(0, q);
+  for (const route of routes) {
+    const m = route.pattern.exec(pathname);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    for (const [name, value] of Object.entries(m.groups ?? {})) if (value !== undefined) params[name] = value;
+    return { route, params, query: q === -1 ? '' : url.slice(q + 1) };
+  }
+  return undefined;
+}
+
 /** Gives a plain request and response what the middleware reads: route template, params, locals. */
 export function asPlainRoute(req: IncomingMessage, res: ServerResponse, route: { path: string; params: Record<string, string> }): { req: PlainRequest; res: PlainResponse } {
   const plainReq = req as PlainRequest;

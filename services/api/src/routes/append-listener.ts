@@ -6,6 +6,7 @@ import {
   authenticate,
   authorize,
   isPlainJsonRequest,
+  matchPlainRoute,
   parseScope,
   readJsonBody,
   runMiddleware,
@@ -20,8 +21,8 @@ import { BRANCH_ROOM, REPOSITORY_ROOM } from './rooms.routes.ts';
 
 /** The append routes in the exact form clients send them (no percent-escapes, the routes' spelling). */
 const APPEND_ROUTES = [
-  { pattern: /^\/v1\/repositories\/([0-9A-Za-z]+)\/room\/messages\/?$/, path: `${REPOSITORY_ROOM}/messages` },
-  { pattern: /^\/v1\/repositories\/([0-9A-Za-z]+)\/branches\/([0-9A-Za-z]+)\/room\/messages\/?$/, path: `${BRANCH_ROOM}/messages` },
+  { pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/room\/messages\/?$/, path: `${REPOSITORY_ROOM}/messages` },
+  { pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/branches\/(?<branchId>[0-9A-Za-z]+)\/room\/messages\/?$/, path: `${BRANCH_ROOM}/messages` },
 ] as const;
 
 /**
@@ -40,12 +41,13 @@ export function createApiListener(deps: ApiDeps, app: RequestListener): RequestL
     authorize(deps.core, 'write'),
   ];
   return (req, res) => {
-    const route = req.method === 'POST' ? matchAppendRoute(req.url ?? '') : undefined;
-    if (!route || !isPlainJsonRequest(req, deps.limits.bodyLimitBytes)) {
+    // A query string is allowed (and ignored) on the express route as well.
+    const match = req.method === 'POST' ? matchPlainRoute(req.url ?? '', APPEND_ROUTES) : undefined;
+    if (!match || !isPlainJsonRequest(req, deps.limits.bodyLimitBytes)) {
       app(req, res);
       return;
     }
-    const plain = asPlainRoute(req, res, route);
+    const plain = asPlainRoute(req, res, { path: match.route.path, params: match.params });
     void (async () => {
       try {
         for (const step of steps) await runMiddleware(step, plain.req, plain.res);
@@ -57,18 +59,4 @@ export function createApiListener(deps: ApiDeps, app: RequestListener): RequestL
       }
     })();
   };
-}
-
-function matchAppendRoute(url: string): { path: string; params: Record<string, string> } | undefined {
-  // A query string is allowed (and ignored) on the express route as well.
-  const q = url.indexOf('?');
-  const pathname = q === -1 ? url : url.slice(0, q);
-  for (const route of APPEND_ROUTES) {
-    const m = route.pattern.exec(pathname);
-    if (!m) continue;
-    const params: Record<string, string> = { repositoryId: m[1]! };
-    if (m[2] !== undefined) params.branchId = m[2];
-    return { path: route.path, params };
-  }
-  return undefined;
 }

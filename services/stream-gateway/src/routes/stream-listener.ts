@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import {
   accessLog,
@@ -6,6 +6,7 @@ import {
   assignRequestId,
   authenticate,
   authorize,
+  matchPlainRoute,
   parseScope,
   runMiddleware,
   writeError,
@@ -17,16 +18,15 @@ import type { Response } from 'express';
 import type { GatewayDeps } from '../deps.ts';
 import { INBOX_STREAM_PATH, streamInbox } from './inbox-streams.routes.ts';
 import { ROOM_STREAM_PATHS, streamRoom } from './room-streams.routes.ts';
-import type { StreamRequest } from './stream-request.ts';
 
 /**
  * The stream GETs in the exact form clients send them (no percent-escapes, the spelling of the
  * routes): anything else, and every other method, goes to express, which answers it as before.
  */
 const STREAM_ROUTES = [
-  { pattern: /^\/v1\/repositories\/([0-9A-Za-z]+)\/room\/events\/?$/, path: ROOM_STREAM_PATHS[0], open: streamRoom },
-  { pattern: /^\/v1\/repositories\/([0-9A-Za-z]+)\/branches\/([0-9A-Za-z]+)\/room\/events\/?$/, path: ROOM_STREAM_PATHS[1], open: streamRoom },
-  { pattern: /^\/v1\/repositories\/([0-9A-Za-z]+)\/inbox\/events\/?$/, path: INBOX_STREAM_PATH, open: streamInbox },
+  { pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/room\/events\/?$/, path: ROOM_STREAM_PATHS[0], open: streamRoom },
+  { pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/branches\/(?<branchId>[0-9A-Za-z]+)\/room\/events\/?$/, path: ROOM_STREAM_PATHS[1], open: streamRoom },
+  { pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/inbox\/events\/?$/, path: INBOX_STREAM_PATH, open: streamInbox },
 ] as const;
 
 /** A headers object for requests whose stream is open: nothing reads them any more. */
@@ -50,37 +50,23 @@ export function createStreamListener(deps: GatewayDeps, app: RequestListener): R
     authorize(deps.core, 'read'),
   ];
   return (req, res) => {
-    const route = req.method === 'GET' ? matchStreamRoute(req.url ?? '') : undefined;
-    if (!route) {
+    const match = req.method === 'GET' ? matchPlainRoute(req.url ?? '', STREAM_ROUTES) : undefined;
+    if (!match) {
       app(req, res);
       return;
     }
-    const plain = asPlainRoute(req, res, route);
-    void serveStream(deps, steps, route, plain.req, plain.res);
+    const plain = asPlainRoute(req, res, { path: match.route.path, params: match.params });
+    void serveStream(deps, steps, { open: match.route.open, query: match.query }, plain.req, plain.res);
   };
 }
 
-interface MatchedRoute {
-  path: string;
-  params: Record<string, string>;
-  query: string;
-  open: (deps: GatewayDeps, req: StreamRequest, res: ServerResponse) => Promise<void>;
-}
-
-function matchStreamRoute(url: string): MatchedRoute | undefined {
-  const q = url.indexOf('?');
-  const pathname = q === -1 ? url : url.slice(0, q);
-  for (const route of STREAM_ROUTES) {
-    const m = route.pattern.exec(pathname);
-    if (!m) continue;
-    const params: Record<string, string> = { repositoryId: m[1]! };
-    if (m[2] !== undefined) params.branchId = m[2];
-    return { path: route.path, params, query: q === -1 ? '' : url.slice(q + 1), open: route.open };
-  }
-  return undefined;
-}
-
-async function serveStream(deps: GatewayDeps, steps: Middleware[], route: MatchedRoute, req: PlainRequest, res: PlainResponse): Promise<void> {
+async function serveStream(
+  deps: GatewayDeps,
+  steps: Middleware[],
+  route: { open: (typeof STREAM_ROUTES)[number]['open']; query: string },
+  req: PlainRequest,
+  res: PlainResponse,
+): Promise<void> {
   try {
     for (const step of steps) await runMiddleware(step, req, res);
     const { principal, scope, access, requestId } = res.locals as unknown as Response['locals'];
