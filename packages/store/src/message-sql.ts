@@ -54,12 +54,22 @@ export const FIND_BY_SENDER_KEYS: SqlStatement = {
     ) m`,
 };
 
-/** The message an idempotency key names in a room given by scope key ($1 scope key, $2 kind, $3 id, $4 key). */
-export const FIND_BY_IDEMPOTENCY_KEY: SqlStatement = {
-  name: 'chat_find_by_idempotency_key_v2',
-  text: `SELECT ${MESSAGE_COLUMNS} FROM messages
-    WHERE room_id = (SELECT room_id FROM rooms WHERE scope_key = $1)
-      AND sender_kind = $2 AND sender_id = $3 AND idempotency_key = $4`,
+/**
+ * The messages idempotency keys name, for several lookups at once ($1: [{ord, scope_key,
+ * sender_kind, sender_id, idempotency_key}]); each row carries the `ord` of its lookup. One probe of
+ * the unique index per lookup.
+ */
+export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
+  name: 'chat_find_by_idempotency_keys_v1',
+  text: `SELECT k.ord, m.* FROM json_to_recordset($1::json)
+      AS k(ord integer, scope_key text, sender_kind text, sender_id text, idempotency_key text)
+    CROSS JOIN LATERAL (
+      SELECT ${MESSAGE_COLUMNS} FROM messages
+      WHERE messages.room_id = (SELECT room_id FROM rooms WHERE rooms.scope_key = k.scope_key)
+        AND messages.sender_kind = k.sender_kind AND messages.sender_id = k.sender_id
+        AND messages.idempotency_key = k.idempotency_key
+      OFFSET 0
+    ) m`,
 };
 
 /**

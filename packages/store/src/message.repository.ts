@@ -2,7 +2,8 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import { AppendBatcher } from './append-batcher.ts';
 import type { ChatDb } from './database.ts';
 import { appendBatch, ensureRooms } from './message-append.ts';
-import { FIND_BY_IDEMPOTENCY_KEY, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
+import { FIND_BY_IDEMPOTENCY_KEYS, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
+import { LookupBatcher } from './lookup-batcher.ts';
 import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
 import { messages, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
@@ -59,13 +60,21 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient): MessageRepo
     for (const item of unknown) knownRooms.add(roomScopeKey(item.scope));
     return outcomes;
   });
+  // Every append first looks for an earlier one with its key; under load one query answers many.
+  const lookups = new LookupBatcher<{ scopeKey: string; senderKind: string; senderId: string; key: string }, MessageRow | null>(
+    async (inputs) => {
+      const keys = inputs.map((k, ord) => ({ ord, scope_key: k.scopeKey, sender_kind: k.senderKind, sender_id: k.senderId, idempotency_key: k.key }));
+      const rows = await sql.query<RawMessageRow & { ord: number }>(FIND_BY_IDEMPOTENCY_KEYS, [JSON.stringify(keys)]);
+      const found: Array<MessageRow | null> = inputs.map(() => null);
+      for (const row of rows) found[row.ord] = messageRowFromSql(row);
+      return found;
+    },
+    { maxBatch: 64, maxConcurrent: 2 },
+  );
   return {
     append: (scope, message, options) => storeCall(() => batcher.submit({ scope, message, options })),
     findByIdempotencyKey: (scope, senderKind, senderId, key) =>
-      storeCall(async () => {
-        const [row] = await sql.query<RawMessageRow>(FIND_BY_IDEMPOTENCY_KEY, [roomScopeKey(scope), senderKind, senderId, key]);
-        return row ? messageRowFromSql(row) : null;
-      }),
+      storeCall(() => lookups.submit({ scopeKey: roomScopeKey(scope), senderKind, senderId, key })),
     listAfter: (roomId, afterSeq, limit) =>
       storeCall(() =>
         db

@@ -130,6 +130,28 @@ for (const target of testTargets) {
       await other?.cleanup();
     });
 
+    it('answers many concurrent idempotency-key lookups, hits and misses across rooms and senders, each with its own message', async function () {
+      const scopes = [scope, { repositoryId: scope.repositoryId, branchId: ulid() }];
+      const stored = [];
+      for (const [i, roomScope] of scopes.entries()) {
+        for (const senderId of ['u_alice', 'u_bob']) {
+          const outcome = await store.messages.append(roomScope, newMessage({ senderId, bodyMarkdown: `m${i}${senderId}` }), appendOptions());
+          if (outcome.kind !== 'created') throw new Error('expected created');
+          stored.push({ scope: roomScope, message: outcome.message });
+        }
+      }
+      const lookups = stored.flatMap(({ scope: s, message: m }) => [
+        { s, kind: m.senderKind, sender: m.senderId, key: m.idempotencyKey, expected: m.messageId },
+        // The same key under another sender, or in the other room, is not the message.
+        { s, kind: m.senderKind, sender: m.senderId === 'u_alice' ? 'u_bob' : 'u_alice', key: m.idempotencyKey, expected: null },
+        { s: scopes.find((x) => x !== s)!, kind: m.senderKind, sender: m.senderId, key: m.idempotencyKey, expected: null },
+        { s, kind: 'bot' as const, sender: m.senderId, key: m.idempotencyKey, expected: null },
+      ]);
+      const answers = await Promise.all(lookups.map((l) => store.messages.findByIdempotencyKey(l.s, l.kind, l.sender, l.key)));
+      expect(answers.map((a) => a?.messageId ?? null)).to.deep.equal(lookups.map((l) => l.expected));
+      expect(await store.messages.findByIdempotencyKey({ repositoryId: ulid(), branchId: null }, 'user', 'u_alice', ulid())).to.equal(null);
+    });
+
     it('writes the outbox entry in the append transaction', async function () {
       const outcome = await store.messages.append(scope, newMessage(), appendOptions());
       if (outcome.kind !== 'created') throw new Error('expected created');
