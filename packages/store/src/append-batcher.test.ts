@@ -3,7 +3,7 @@ import { AppendBatcher, type PendingAppend } from './append-batcher.ts';
 import type { AppendOutcome, NewMessage } from './message.repository.ts';
 
 const message = (idempotencyKey: string) => ({ idempotencyKey }) as NewMessage;
-const options = { newRoomId: 'R', now: new Date(0), outboxPayload: () => '' };
+const options = { newRoomId: 'R', now: new Date(0) };
 const scope = (room: string) => ({ repositoryId: room, branchId: null });
 
 /** Drives the batcher with a commit that records its batches and is released by hand. */

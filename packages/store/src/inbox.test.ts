@@ -96,7 +96,7 @@ for (const target of testTargets) {
         senderKind: 'user' as const, senderId: 'u_alice', requestId: ulid(), bodyMarkdown: '@bob hi', bodyBytes: 7, renderedHtml: '<p>@bob hi</p>',
         authorizationDecisionId: ulid(), authorizingSubjectId: 'u_alice', authorizingSubjectKind: 'user' as const, botCredentialId: null, botGrantId: null,
       };
-      const options = { newRoomId: ulid(), now: new Date(), outboxPayload: () => '{}' };
+      const options = { newRoomId: ulid(), now: new Date() };
       const plain = await store.messages.append(scope, { ...base, idempotencyKey: ulid(), mentions: null }, options);
       const mentioned = await store.messages.append(
         scope,
@@ -106,7 +106,7 @@ for (const target of testTargets) {
       if (plain.kind !== 'created' || mentioned.kind !== 'created') throw new Error('expected created');
       expect(await store.mentionFanout.find(plain.message.messageId)).to.equal(null);
       const row = await store.mentionFanout.find(mentioned.message.messageId);
-      expect(row).to.include({ roomId: mentioned.room.roomId, seq: 2, attempts: 0, dead: false });
+      expect(row).to.include({ roomId: mentioned.message.roomId, seq: 2, attempts: 0, dead: false });
     });
 
     it('claims fan-out rows as leases: once, skipped while leased, again after the lease lapses', async function () {
@@ -177,7 +177,7 @@ async function fanoutRow(store: Store, repositoryId: string, at: Date): Promise<
       mentions: [{ principalKind: 'human', principalId: 'u_bob', startByte: 0, endByte: 4 }],
       authorizationDecisionId: ulid(), authorizingSubjectId: 'u_alice', authorizingSubjectKind: 'user', botCredentialId: null, botGrantId: null,
     },
-    { newRoomId: ulid(), now: at, outboxPayload: () => '{}' },
+    { newRoomId: ulid(), now: at },
   );
   if (outcome.kind !== 'created') throw new Error('expected created');
   return outcome.message.messageId;

@@ -3,7 +3,7 @@ export { migrate } from './migrate.ts';
 export { createStore, type Store } from './store.ts';
 export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';
 export type { MessageRepository, NewMessage, AppendOutcome, AppendOptions } from './message.repository.ts';
-export type { OutboxRepository } from './outbox.repository.ts';
+export type { OutboxRepository, OutboxEntry } from './outbox.repository.ts';
 export type { ServiceKeyRepository } from './service-key.repository.ts';
 export type { RoomRow, MessageRow, OutboxRow, StoredMention } from './schema.ts';
 export { isStoreUnavailable, storeCall } from './store-errors.ts';

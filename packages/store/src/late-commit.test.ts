@@ -50,7 +50,7 @@ describe('late commit (reliability test 2) on postgres', function () {
     botCredentialId: null,
     botGrantId: null,
   });
-  const options = () => ({ newRoomId: ulid(), now: new Date(), outboxPayload: () => '{}' });
+  const options = () => ({ newRoomId: ulid(), now: new Date() });
 
   it('never lets a reader skip or reorder a message that commits late', async function () {
     const scope = { repositoryId: ulid(), branchId: null };

@@ -1,5 +1,5 @@
 import type { SqlStatement } from './sql-client.ts';
-import type { MessageRow, RoomRow } from './schema.ts';
+import type { MessageRow } from './schema.ts';
 
 /**
  * The append path's statements, by hand. Each has fixed text whatever the batch size: rows travel
@@ -18,8 +18,6 @@ const MESSAGE_COLUMNS = `room_id, seq, message_id, repository_id, branch_id, sen
   body_markdown, body_bytes, rendered_html, mentions, created_at, authorization_decision_id, authorizing_subject_id,
   authorizing_subject_kind, bot_credential_id, bot_grant_id`;
 
-const ROOM_COLUMNS = 'room_id, scope_key, repository_id, branch_id, kind, state, created_at, sealed_at, last_seq, last_message_at, last_message_id';
-
 /** Creates rooms that do not exist yet ($1: [{room_id, scope_key, repository_id, branch_id, kind, created_at}]). */
 export const CREATE_ROOMS: SqlStatement = {
   name: 'chat_create_rooms_v1',
@@ -28,30 +26,6 @@ export const CREATE_ROOMS: SqlStatement = {
     FROM json_to_recordset($1::json) AS r(room_id text, scope_key text, repository_id text, branch_id text, kind text, created_at timestamptz)
     ORDER BY r.scope_key
     ON CONFLICT (scope_key) DO NOTHING`,
-};
-
-/**
- * Locks rooms by scope key ($1: JSON array of keys), one index probe per key, in scope-key order:
- * every transaction that locks several rooms takes them in the same order, so two of them never
- * wait on each other.
- */
-export const LOCK_ROOMS: SqlStatement = {
-  name: 'chat_lock_rooms_v2',
-  text: `SELECT r.* FROM (SELECT DISTINCT json_array_elements_text($1::json) AS scope_key) k
-    CROSS JOIN LATERAL (SELECT ${ROOM_COLUMNS} FROM rooms WHERE rooms.scope_key = k.scope_key FOR UPDATE) r
-    ORDER BY k.scope_key`,
-};
-
-/** Stored messages with the batch's (room, sender, idempotency key) ($1: [{room_id, sender_kind, sender_id, idempotency_key}]). */
-export const FIND_BY_SENDER_KEYS: SqlStatement = {
-  name: 'chat_find_by_sender_keys_v2',
-  text: `SELECT m.* FROM json_to_recordset($1::json) AS k(room_id text, sender_kind text, sender_id text, idempotency_key text)
-    CROSS JOIN LATERAL (
-      SELECT ${MESSAGE_COLUMNS} FROM messages
-      WHERE messages.room_id = k.room_id AND messages.sender_kind = k.sender_kind
-        AND messages.sender_id = k.sender_id AND messages.idempotency_key = k.idempotency_key
-      OFFSET 0
-    ) m`,
 };
 
 /**
@@ -73,35 +47,13 @@ export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
 };
 
 /**
- * Inserts messages ($1), moves room counters ($2), records owed mention fan-outs ($3) and writes the
- * outbox entries ($4) in one statement; returns each outbox entry's id with its room and seq.
+ * Appends a batch in one statement (`chat_append_messages_v1`, migration 0003): one row per append,
+ * with its `ord` in the batch, its outcome, its outbox id and the message (the new one, or the
+ * stored one of a replay).
  */
-export const INSERT_MESSAGES: SqlStatement = {
-  name: 'chat_insert_messages_v1',
-  text: `WITH inserted AS (
-      INSERT INTO messages (${MESSAGE_COLUMNS})
-      SELECT m.room_id, m.seq, m.message_id, m.repository_id, m.branch_id, m.sender_kind, m.sender_id, m.request_id,
-        m.idempotency_key, decode(m.body_base64, 'base64'), m.body_bytes, m.rendered_html, m.mentions, m.created_at,
-        m.authorization_decision_id, m.authorizing_subject_id, m.authorizing_subject_kind, m.bot_credential_id, m.bot_grant_id
-      FROM json_to_recordset($1::json) AS m(room_id text, seq bigint, message_id text, repository_id text, branch_id text,
-        sender_kind text, sender_id text, request_id text, idempotency_key text, body_base64 text, body_bytes integer,
-        rendered_html text, mentions jsonb, created_at timestamptz, authorization_decision_id text, authorizing_subject_id text,
-        authorizing_subject_kind text, bot_credential_id text, bot_grant_id text)
-    ), counters AS (
-      UPDATE rooms SET last_seq = c.last_seq, last_message_at = c.last_message_at, last_message_id = c.last_message_id
-      FROM json_to_recordset($2::json) AS c(room_id text, last_seq bigint, last_message_at timestamptz, last_message_id text)
-      -- The ANY() lets the planner find the rooms by index, however few rows it expects from $2.
-      WHERE rooms.room_id = c.room_id AND rooms.room_id = ANY(ARRAY(SELECT json_array_elements($2::json) ->> 'room_id'))
-    ), fanout AS (
-      INSERT INTO mention_fanout (message_id, room_id, seq, created_at, next_attempt_at)
-      SELECT f.message_id, f.room_id, f.seq, f.created_at, f.created_at
-      FROM json_to_recordset($3::json) AS f(message_id text, room_id text, seq bigint, created_at timestamptz)
-      ON CONFLICT (message_id) DO NOTHING
-    )
-    INSERT INTO outbox (channel, scope_key, seq, payload)
-    SELECT 'messages', o.room_id, o.seq, o.payload
-    FROM json_to_recordset($4::json) AS o(room_id text, seq bigint, payload text)
-    RETURNING id, scope_key, seq`,
+export const APPEND_MESSAGES: SqlStatement = {
+  name: 'chat_append_messages_v1',
+  text: 'SELECT * FROM chat_append_messages_v1($1::json)',
 };
 
 /** Deletes published outbox entries ($1: JSON array of ids). */
@@ -133,20 +85,6 @@ export interface RawMessageRow {
   bot_grant_id: string | null;
 }
 
-export interface RawRoomRow {
-  room_id: string;
-  scope_key: string;
-  repository_id: string;
-  branch_id: string | null;
-  kind: RoomRow['kind'];
-  state: RoomRow['state'];
-  created_at: Date;
-  sealed_at: Date | null;
-  last_seq: string | number;
-  last_message_at: Date | null;
-  last_message_id: string | null;
-}
-
 function utf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
@@ -175,43 +113,3 @@ export function messageRowFromSql(r: RawMessageRow): MessageRow {
   };
 }
 
-export function roomRowFromSql(r: RawRoomRow): RoomRow {
-  return {
-    roomId: r.room_id,
-    scopeKey: r.scope_key,
-    repositoryId: r.repository_id,
-    branchId: r.branch_id,
-    kind: r.kind,
-    state: r.state,
-    createdAt: r.created_at,
-    sealedAt: r.sealed_at,
-    lastSeq: Number(r.last_seq),
-    lastMessageAt: r.last_message_at,
-    lastMessageId: r.last_message_id,
-  };
-}
-
-/** A message as a row of INSERT_MESSAGES' first parameter. */
-export function messageRecord(m: MessageRow): Record<string, unknown> {
-  return {
-    room_id: m.roomId,
-    seq: m.seq,
-    message_id: m.messageId,
-    repository_id: m.repositoryId,
-    branch_id: m.branchId,
-    sender_kind: m.senderKind,
-    sender_id: m.senderId,
-    request_id: m.requestId,
-    idempotency_key: m.idempotencyKey,
-    body_base64: Buffer.from(m.bodyMarkdown, 'utf8').toString('base64'),
-    body_bytes: m.bodyBytes,
-    rendered_html: m.renderedHtml,
-    mentions: m.mentions,
-    created_at: m.createdAt.toISOString(),
-    authorization_decision_id: m.authorizationDecisionId,
-    authorizing_subject_id: m.authorizingSubjectId,
-    authorizing_subject_kind: m.authorizingSubjectKind,
-    bot_credential_id: m.botCredentialId,
-    bot_grant_id: m.botGrantId,
-  };
-}

@@ -6,7 +6,7 @@ import { FIND_BY_IDEMPOTENCY_KEYS, messageRowFromSql, type RawMessageRow } from 
 import { LookupBatcher } from './lookup-batcher.ts';
 import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
-import { messages, type MessageRow, type RoomRow, type StoredMention } from './schema.ts';
+import { messages, type MessageRow, type StoredMention } from './schema.ts';
 import { storeCall } from './store-errors.ts';
 
 /** Everything about a new message that the caller decides; IDs, times and seq are the store's. */
@@ -27,7 +27,7 @@ export interface NewMessage {
 }
 
 export type AppendOutcome =
-  | { kind: 'created'; message: MessageRow; room: RoomRow; outboxId: number; outboxPayload: string }
+  | { kind: 'created'; message: MessageRow; outboxId: number }
   | { kind: 'replayed'; message: MessageRow }
   | { kind: 'sealed' };
 
@@ -35,14 +35,14 @@ export interface AppendOptions {
   /** ID for the room if this append creates it. */
   newRoomId: string;
   now: Date;
-  /** The backbone payload of the new message, stored in the outbox in the same transaction. */
-  outboxPayload(message: MessageRow): string;
 }
 
 export interface MessageRepository {
   /**
    * Appends one message atomically: the room (created on first append), its counters, the message
-   * and its outbox entry commit together. Appends to a room are serialized on the room row, which
+   * and its outbox entry commit together. The outbox entry carries no payload: the backbone payload
+   * of a message is its MessageResponse JSON, which the publisher makes from the returned row and
+   * the relay from the stored one. Appends to a room are serialized on the room row, which
    * makes the per-room seq contiguous and (createdAt, messageId) follow commit order.
    */
   append(scope: RoomScope, message: NewMessage, options: AppendOptions): Promise<AppendOutcome>;

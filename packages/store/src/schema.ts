@@ -74,7 +74,8 @@ export const outbox = pgTable('outbox', {
     channel: text('channel', { enum: ['messages', 'notifications'] }).notNull(),
     scopeKey: text('scope_key').notNull(),
     seq: bigint('seq', { mode: 'number' }).notNull(),
-    payload: text('payload').notNull(),
+    /** The event's data; NULL for `messages` entries, whose data is the message (see OutboxRepository). */
+    payload: text('payload'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
 );

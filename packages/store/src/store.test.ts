@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { testTargets } from '../test/targets.ts';
-import { createStore, migrate, type NewMessage, type RoomScope, type Store } from './index.ts';
+import { newUlid } from '@chat/contracts';
+import { createStore, migrate, nextMessageId, toMessageResponse, type NewMessage, type RoomScope, type Store } from './index.ts';
 
 function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
   return {
@@ -22,7 +23,7 @@ function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
   };
 }
 
-const appendOptions = (now = new Date()) => ({ newRoomId: ulid(), now, outboxPayload: (m: { messageId: string }) => JSON.stringify({ id: m.messageId }) });
+const appendOptions = (now = new Date()) => ({ newRoomId: ulid(), now });
 
 for (const target of testTargets) {
   describe(`store on ${target.name}`, function () {
@@ -122,11 +123,6 @@ for (const target of testTargets) {
         expect(room!.lastSeq).to.equal(10);
         expect(room!.lastMessageId).to.equal(ids[9]);
       }
-      for (const outcome of outcomes) {
-        if (outcome.kind !== 'created') continue;
-        expect(outcome.room.roomId).to.equal(outcome.message.roomId);
-        expect(outcome.room.lastSeq).to.be.at.least(outcome.message.seq);
-      }
       await other?.cleanup();
     });
 
@@ -157,9 +153,10 @@ for (const target of testTargets) {
       if (outcome.kind !== 'created') throw new Error('expected created');
       const stale = await store.outbox.listStale(new Date(Date.now() + 60_000), 10_000);
       const entry = stale.find((e) => e.id === outcome.outboxId);
-      expect(entry?.scopeKey).to.equal(outcome.room.roomId);
+      expect(entry?.scopeKey).to.equal(outcome.message.roomId);
       expect(entry?.seq).to.equal(1);
-      expect(JSON.parse(entry!.payload)).to.deep.equal({ id: outcome.message.messageId });
+      // Its payload is the message's wire form, read from the stored message.
+      expect(JSON.parse(entry!.payload)).to.deep.equal(toMessageResponse(outcome.message));
       await store.outbox.remove([outcome.outboxId]);
       await store.outbox.remove([outcome.outboxId]);
     });
@@ -187,7 +184,7 @@ for (const target of testTargets) {
       const body = 'a\u0000b\r\nc\u2028d é 😀\rdata: x';
       const outcome = await store.messages.append(scope, newMessage({ bodyMarkdown: body, bodyBytes: Buffer.byteLength(body) }), appendOptions());
       if (outcome.kind !== 'created') throw new Error('expected created');
-      const [read] = await store.messages.listAfter(outcome.room.roomId, 0, 1);
+      const [read] = await store.messages.listAfter(outcome.message.roomId, 0, 1);
       expect(read?.bodyMarkdown).to.equal(body);
     });
 
@@ -198,3 +195,44 @@ for (const target of testTargets) {
     });
   });
 }
+
+describe('message IDs made by the append statement', function () {
+  for (const target of testTargets) {
+    it(`on ${target.name}: time parts and increments agree with the ULID rule in JS`, async function () {
+      const { database, cleanup } = await target.open();
+      try {
+        await migrate(database);
+        const ulidTime = async (ms: number) => (await database.sql.query<{ v: string }>({ name: 'chat_test_ulid_time', text: 'SELECT chat_ulid_time($1::bigint) AS v' }, [ms]))[0]!.v;
+        const increment = async (id: string) =>
+          (await database.sql.query<{ v: string | null }>({ name: 'chat_test_ulid_increment', text: 'SELECT chat_ulid_increment($1) AS v' }, [id]))[0]!.v;
+        for (const ms of [0, 1, 1_700_000_000_123, 2 ** 48 - 1]) {
+          expect(await ulidTime(ms)).to.equal(newUlid(ms).slice(0, 10));
+        }
+        expect(await increment('01ARZ3NDEKTSV4RRFFQ69G5FAV')).to.equal('01ARZ3NDEKTSV4RRFFQ69G5FAW');
+        expect(await increment('01ARZ3NDEKTSV4RRFFQ69G5FZZ')).to.equal('01ARZ3NDEKTSV4RRFFQ69G5G00');
+        expect(await increment('01ARZ3NDEKZZZZZZZZZZZZZZZZ')).to.equal(null);
+        const previous = { timeMs: 1_700_000_000_123, id: `${newUlid(1_700_000_000_123).slice(0, 10)}0000000000000000` };
+        expect(await increment(previous.id)).to.equal(nextMessageId(previous.timeMs, previous).id);
+
+        // A room whose last ID used up its millisecond: the next message moves to the next one.
+        const store = createStore(database);
+        const roomScope = { repositoryId: ulid(), branchId: null };
+        const at = new Date('2026-03-01T00:00:00.500Z');
+        const full = `${newUlid(at.getTime()).slice(0, 10)}ZZZZZZZZZZZZZZZZ`;
+        await store.rooms.materialize(roomScope, { roomId: ulid(), now: at });
+        await database.sql.query({ name: 'chat_test_fill_room', text: 'UPDATE rooms SET last_message_at = $2, last_message_id = $3 WHERE scope_key = $1' }, [
+          `repo:${roomScope.repositoryId}`,
+          at.toISOString(),
+          full,
+        ]);
+        const outcome = await store.messages.append(roomScope, newMessage(), { newRoomId: ulid(), now: at });
+        if (outcome.kind !== 'created') throw new Error('expected created');
+        expect(outcome.message.createdAt.getTime()).to.equal(at.getTime() + 1);
+        expect(outcome.message.messageId.slice(0, 10)).to.equal(newUlid(at.getTime() + 1).slice(0, 10));
+        expect(outcome.message.messageId > full).to.equal(true);
+      } finally {
+        await cleanup();
+      }
+    });
+  }
+});

@@ -90,6 +90,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       await closing;
       await leases.close();
       await api.relay.stop();
+      await api.publisher.flush();
       await notifier.stop();
       await rateLimiter.close?.();
       await backbone.close();

@@ -63,6 +63,7 @@ async function shutdown(): Promise<void> {
   logger.info('SIGTERM: draining');
   await http.shutdown(env.API_SHUTDOWN_GRACE_MS);
   await api.relay.stop();
+  await api.publisher.flush();
   await Promise.allSettled([backbone.close(), rateLimiter.close?.(), admin.close()]);
   await database.close();
   logger.info('stopped');

@@ -34,12 +34,15 @@ export interface ApiRuntime {
   /** What the API's server runs: plain appends without express, everything else through `app`. */
   listener: RequestListener;
   relay: OutboxRelay;
+  /** Publishes committed messages right after commit; flush it on shutdown, after the server stops. */
+  publisher: BackbonePublisher;
 }
 
 /** Wires the API's dependencies over an opened (and migrated) database and a backbone. */
 export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiRuntime> {
   const store = createStore(options.database);
   const metrics = options.metrics ?? createApiMetrics({ outbox: store.outbox });
+  const publisher = new BackbonePublisher(options.backbone, store.outbox, options.logger);
   const deps: ApiDeps = {
     store,
     tokens: createTokenVerifier({ coreUrl: options.core.url }),
@@ -52,7 +55,7 @@ export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiR
     cursors: await loadCursorCodec(store.serviceKeys, options.cursor),
     logger: options.logger,
     clock: () => new Date(),
-    publisher: new BackbonePublisher(options.backbone, store.outbox, options.logger),
+    publisher,
     rateLimiter: options.rateLimiter,
     faults: options.faults ?? NO_APPEND_FAULTS,
     metrics,
@@ -60,5 +63,5 @@ export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiR
   };
   const relay = new OutboxRelay(store.outbox, options.backbone, options.logger, { graceMs: 2000, intervalMs: 1000, batchSize: 500 });
   const app = createApiApp(deps, options.extraRouters ? { extraRouters: options.extraRouters } : {});
-  return { deps, app, listener: createApiListener(deps, app), relay };
+  return { deps, app, listener: createApiListener(deps, app), relay, publisher };
 }

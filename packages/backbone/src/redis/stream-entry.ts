@@ -14,7 +14,8 @@ export function toDeliveredEvent(channel: Channel, entryId: string, fields: unkn
   const record = flatToRecord(fields);
   const { scopeKey, seq, data } = record;
   const seqNumber = Number(seq);
-  if (typeof scopeKey !== 'string' || typeof data !== 'string' || !Number.isSafeInteger(seqNumber)) return null;
+  // Every event's data is a JSON document; an empty one is what a publisher that had none would write.
+  if (typeof scopeKey !== 'string' || typeof data !== 'string' || data === '' || !Number.isSafeInteger(seqNumber)) return null;
   return { channel, scopeKey, seq: seqNumber, data, entryId };
 }
 

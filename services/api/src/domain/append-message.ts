@@ -79,7 +79,7 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       botCredentialId: attribution.botCredentialId,
       botGrantId: attribution.botGrantId,
     },
-    { newRoomId: newUlid(), now: deps.clock(), outboxPayload: (row) => JSON.stringify(toMessageResponse(row)) },
+    { newRoomId: newUlid(), now: deps.clock() },
   );
   switch (outcome.kind) {
     case 'replayed':
@@ -90,7 +90,8 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
     case 'created': {
       const message = toMessageResponse(outcome.message);
       deps.faults.afterCommit();
-      const published = deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.room.roomId, seq: outcome.message.seq, payload: outcome.outboxPayload });
+      // The backbone payload of a message is its MessageResponse JSON (the relay makes the same).
+      const published = deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: message.roomId, seq: outcome.message.seq, payload: JSON.stringify(message) });
       await deps.faults.afterPublish(published);
       return { replayed: false, message };
     }

@@ -10,20 +10,37 @@ interface CommittedEntry {
   payload: string;
 }
 
+export interface BackbonePublisherOptions {
+  /**
+   * How long published entries wait before their outbox rows are deleted, so that one statement
+   * clears many batches. Must stay well below the relay's grace period, or the relay would publish
+   * them again (harmless, but wasted). @defaultValue 50
+   */
+  removalDelayMs?: number;
+}
+
 /**
  * Publishes each committed message right after its commit and then clears its outbox entry. Entries
- * committed in the same tick go out as one backbone call and one outbox delete, in commit order. If
- * the process dies in between, or the backbone is down, the entries stay and the relay publishes them.
+ * committed in the same tick go out as one backbone call, in commit order; their outbox rows are
+ * deleted together with those of the next few ticks. If the process dies before either, or the
+ * backbone is down, the entries stay and the relay publishes them (consumers drop a repeat by seq).
  */
 export class BackbonePublisher implements CommittedMessagePublisher {
   private pending: Array<CommittedEntry & { settle: () => void }> = [];
   private scheduled = false;
+  private published: number[] = [];
+  private removalTimer: NodeJS.Timeout | undefined;
+  private removing: Promise<void> = Promise.resolve();
+  private readonly removalDelayMs: number;
 
   constructor(
     private readonly backbone: Backbone,
     private readonly outbox: OutboxRepository,
     private readonly logger: Logger,
-  ) {}
+    options: BackbonePublisherOptions = {},
+  ) {
+    this.removalDelayMs = options.removalDelayMs ?? 50;
+  }
 
   publishCommitted(entry: CommittedEntry): Promise<void> {
     let settle = () => undefined as void;
@@ -46,11 +63,34 @@ export class BackbonePublisher implements CommittedMessagePublisher {
     return settled;
   }
 
+  /** Deletes the outbox rows of everything published so far; for shutdown. */
+  async flush(): Promise<void> {
+    clearTimeout(this.removalTimer);
+    this.removalTimer = undefined;
+    this.removeNow();
+    await this.removing;
+  }
+
   private async publish(batch: Array<CommittedEntry & { settle: () => void }>): Promise<void> {
     const events: BackboneEvent[] = batch.map((e) => ({ channel: 'messages', scopeKey: e.roomId, seq: e.seq, data: e.payload }));
     await this.backbone.publish(events);
-    // Settled before the outbox delete: a crash here leaves the entry, and the relay publishes it again.
-    for (const e of batch) e.settle();
-    await this.outbox.remove(batch.map((e) => e.outboxId));
+    for (const e of batch) {
+      e.settle();
+      this.published.push(e.outboxId);
+    }
+    this.removalTimer ??= setTimeout(() => {
+      this.removalTimer = undefined;
+      this.removeNow();
+    }, this.removalDelayMs);
+  }
+
+  private removeNow(): void {
+    const ids = this.published;
+    if (ids.length === 0) return;
+    this.published = [];
+    // A failed delete leaves the rows to the relay, which publishes them again: a harmless repeat.
+    this.removing = this.removing
+      .then(() => this.outbox.remove(ids))
+      .catch((err: unknown) => this.logger.warn({ err, entries: ids.length }, 'outbox cleanup failed; the relay will publish these entries again'));
   }
 }

@@ -94,7 +94,7 @@ export async function appendMessage(
       renderedHtml: `<p>${body}</p>`, mentions: mentions.length > 0 ? mentions : null,
       authorizationDecisionId: ulid(), authorizingSubjectId: 'u_alice', authorizingSubjectKind: 'user', botCredentialId: null, botGrantId: null,
     },
-    { newRoomId: ulid(), now: new Date(), outboxPayload: (row) => JSON.stringify(toMessageResponse(row)) },
+    { newRoomId: ulid(), now: new Date() },
   );
   if (outcome.kind !== 'created') throw new Error(`append gave ${outcome.kind}`);
   return outcome.message;

@@ -137,7 +137,7 @@ export class GatewayHarness {
         botCredentialId: null,
         botGrantId: null,
       },
-      { newRoomId: ulid(), now: new Date(), outboxPayload: (row) => JSON.stringify(toMessageResponse(row)) },
+      { newRoomId: ulid(), now: new Date() },
     );
     if (outcome.kind !== 'created') throw new Error(`append was ${outcome.kind}`);
     if (options.publish !== false) await this.publish(outcome.message);

@@ -1,0 +1,100 @@
+import { InProcessBackbone, type DeliveredEvent } from '@chat/backbone';
+import { createLogger } from '@chat/observability';
+import { createStore, migrate, openDatabase, toMessageResponse, type Database, type NewMessage, type Store } from '@chat/store';
+import { expect } from 'chai';
+import { ulid } from 'ulid';
+import { BackbonePublisher } from './backbone-publisher.ts';
+
+const newMessage = (i: number): NewMessage => ({
+  senderKind: 'user',
+  senderId: 'u_alice',
+  requestId: ulid(),
+  idempotencyKey: ulid(),
+  bodyMarkdown: `m${i}`,
+  bodyBytes: String(`m${i}`).length,
+  renderedHtml: `<p>m${i}</p>\n`,
+  mentions: null,
+  authorizationDecisionId: null,
+  authorizingSubjectId: null,
+  authorizingSubjectKind: null,
+  botCredentialId: null,
+  botGrantId: null,
+});
+
+describe('BackbonePublisher (embedded database, in-process backbone)', function () {
+  this.timeout(60_000);
+  let database: Database;
+  let store: Store;
+  let backbone: InProcessBackbone;
+  const logger = createLogger({ name: 'publisher-test', level: 'silent' });
+
+  before(async () => {
+    database = await openDatabase({ kind: 'pglite' });
+    await migrate(database);
+    store = createStore(database);
+  });
+  beforeEach(() => {
+    backbone = new InProcessBackbone();
+  });
+  afterEach(async () => {
+    await backbone.close();
+  });
+  after(async () => {
+    await database.close();
+  });
+
+  /** Appends `count` messages to one room, one tick apart, and hands each to the publisher as the API does. */
+  async function appendAndPublish(publisher: BackbonePublisher, count: number) {
+    const scope = { repositoryId: ulid(), branchId: null };
+    const published: Array<Promise<void>> = [];
+    const sent: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const outcome = await store.messages.append(scope, newMessage(i), { newRoomId: ulid(), now: new Date() });
+      if (outcome.kind !== 'created') throw new Error('expected created');
+      const payload = JSON.stringify(toMessageResponse(outcome.message));
+      sent.push(payload);
+      published.push(publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.message.roomId, seq: outcome.message.seq, payload }));
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(published);
+    return sent;
+  }
+
+  it('publishes every committed message in order and deletes the outbox rows of many ticks in few statements', async function () {
+    let removeCalls = 0;
+    const outbox = { ...store.outbox, remove: (ids: number[]) => ((removeCalls += 1), store.outbox.remove(ids)) };
+    const publisher = new BackbonePublisher(backbone, outbox, logger, { removalDelayMs: 200 });
+    const received: DeliveredEvent[] = [];
+    const subscription = await backbone.subscribe('messages', (e) => received.push(e));
+
+    const sent = await appendAndPublish(publisher, 30);
+    expect(received.map((e) => e.data)).to.deep.equal(sent);
+    expect(received.map((e) => e.seq)).to.deep.equal(sent.map((_, i) => i + 1));
+
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await store.outbox.depth()).to.equal(0);
+    // 30 publishes over ~30 ticks; their rows leave in a handful of deletes, not 30.
+    expect(removeCalls).to.be.within(1, 5);
+    await subscription.close();
+  });
+
+  it('deletes what it published at once on flush (shutdown)', async function () {
+    const publisher = new BackbonePublisher(backbone, store.outbox, logger, { removalDelayMs: 60_000 });
+    await appendAndPublish(publisher, 5);
+    expect(await store.outbox.depth()).to.equal(5);
+    await publisher.flush();
+    expect(await store.outbox.depth()).to.equal(0);
+  });
+
+  it('leaves the rows to the relay when the backbone is down (nothing deleted that was not published)', async function () {
+    const publisher = new BackbonePublisher(backbone, store.outbox, logger, { removalDelayMs: 10 });
+    await backbone.close();
+    await appendAndPublish(publisher, 3);
+    await publisher.flush();
+    const stale = await store.outbox.listStale(new Date(Date.now() + 60_000), 100);
+    expect(stale).to.have.length(3);
+    // The relay's payload is the message's wire form, as the publisher's was.
+    for (const entry of stale) expect(JSON.parse(entry.payload)).to.include({ roomId: entry.scopeKey });
+    await store.outbox.remove(stale.map((e) => e.id));
+  });
+});
