@@ -8,6 +8,7 @@ import { DEMO_FIXTURE_PATH, startDevCore, type DevCoreHandle } from '@chat/dev-c
 import { pino } from 'pino';
 import { authorizeScope } from './authorize-scope.ts';
 import { createCoreClient, type CoreClient } from './core-client.ts';
+import { createCoreTransport, type CoreTransport } from './core-transport.ts';
 import { parseCoreResourceHeader } from './bearer-header.ts';
 import { createTokenVerifier } from './token-verifier.ts';
 
@@ -177,6 +178,81 @@ describe('createCoreClient against dev-core', () => {
   });
 });
 
+describe('createCoreClient: concurrent authorizations share core calls (against dev-core)', () => {
+  let core: DevCoreHandle;
+  const demo = async () => JSON.parse(await readFile(DEMO_FIXTURE_PATH, 'utf8'));
+  before(async () => {
+    core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, logger: pino({ level: 'silent' }) });
+  });
+  after(() => core.close());
+  afterEach(async () => {
+    core.setFaults({ authorization: 'ok' });
+    core.replaceFixture(await demo());
+  });
+
+  /** The real transport, counting the calls it makes by path. */
+  function countingTransport(): { transport: CoreTransport; calls: Map<string, number> } {
+    const real = createCoreTransport();
+    const calls = new Map<string, number>();
+    return {
+      calls,
+      transport: {
+        send(url, init) {
+          calls.set(url.pathname, (calls.get(url.pathname) ?? 0) + 1);
+          return real.send(url, init);
+        },
+        close: () => real.close(),
+      },
+    };
+  }
+
+  const cases = [
+    { input: { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
+    { input: { principal: { kind: 'user' as const, id: 'u_bob' }, repositoryId: REPO, action: 'write' as const }, expected: 'deny/active' },
+    { input: { principal: { kind: 'user' as const, id: 'u_carol' }, repositoryId: REPO, action: 'read' as const }, expected: 'deny/active' },
+    { input: { principal: { kind: 'bot' as const, id: 'b_ci', credentialId: 'c_1' }, repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
+    { input: { principal: { kind: 'bot' as const, id: 'b_ci', credentialId: 'c_2' }, repositoryId: REPO, action: 'read' as const }, expected: 'principal_invalid/active' },
+    { input: { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, branchId: DELETED_BRANCH, action: 'write' as const }, expected: 'allow/sealed' },
+  ];
+
+  it('answers 60 concurrent authorizations, each with its own decision, in far fewer HTTP calls', async () => {
+    const { transport, calls } = countingTransport();
+    const client = createCoreClient({ coreUrl: core.url, serviceToken: SERVICE_TOKEN, transport });
+    const asked = Array.from({ length: 60 }, (_, i) => cases[i % cases.length]!);
+    const decisions = await Promise.all(asked.map((c, i) => client.authorize(c.input, { requestId: `req-${i}` })));
+    expect(decisions.map((d) => `${d.decision}/${d.scopeState}`)).to.deep.equal(asked.map((c) => c.expected));
+    expect(decisions[3]).to.deep.include({ botCredentialId: 'c_1', botGrantId: 'g_1' });
+    expect(new Set(decisions.map((d) => d.decisionId)).size).to.equal(60);
+    const single = calls.get('/internal/v1/authorize') ?? 0;
+    const batched = calls.get('/internal/v1/authorize/batch') ?? 0;
+    expect(batched, 'batch calls').to.be.at.least(1);
+    expect(single + batched, 'HTTP calls for 60 authorizations').to.be.at.most(10);
+    await transport.close();
+  });
+
+  it('sends a lone authorization to the single endpoint', async () => {
+    const { transport, calls } = countingTransport();
+    const client = createCoreClient({ coreUrl: core.url, serviceToken: SERVICE_TOKEN, transport });
+    const decision = await client.authorize(cases[0]!.input);
+    expect(decision.decision).to.equal('allow');
+    expect([...calls]).to.deep.equal([['/internal/v1/authorize', 1]]);
+    await transport.close();
+  });
+
+  it('fails every authorization of a call core cannot answer, and the next ones recover', async () => {
+    const client = createCoreClient({ coreUrl: core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 1000 });
+    core.setFaults({ authorization: 'unavailable' });
+    const failed = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => client.authorize(cases[i % cases.length]!.input)));
+    for (const outcome of failed) {
+      expect(outcome.status).to.equal('rejected');
+      expect(((outcome as PromiseRejectedResult).reason as AppError).code).to.equal('AUTHORIZATION_UNAVAILABLE');
+    }
+    core.setFaults({ authorization: 'ok' });
+    const recovered = await Promise.all(Array.from({ length: 20 }, (_, i) => client.authorize(cases[i % cases.length]!.input)));
+    expect(recovered.map((d) => `${d.decision}/${d.scopeState}`)).to.deep.equal(Array.from({ length: 20 }, (_, i) => cases[i % cases.length]!.expected));
+  });
+});
+
 describe('createCoreClient against a core answering garbage', () => {
   let server: Server;
   let url: string;
@@ -224,6 +300,24 @@ describe('createCoreClient against a core answering garbage', () => {
     ['nothing at all (hang)', () => undefined],
     ['a huge body', (_req, res) => res.writeHead(200).end(`{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}`)],
   ];
+  it('fails only the callers whose decision in a batch answer is invalid, and all of them when decisions are missing', async () => {
+    const allow = { decision: 'allow', decisionId: 'd-ok', scopeState: 'active' };
+    // One call at a time: the first authorization goes alone, the next two share the batch call.
+    const serial = createCoreClient({ coreUrl: url, serviceToken: 'svc-token', timeoutMs: 300, authorizeConcurrency: 1 });
+    const batchAnswer = (decisions: unknown[]): RequestListener => (req, res) =>
+      json(200, req.url === '/internal/v1/authorize/batch' ? { decisions } : allow)(req, res);
+
+    respond = batchAnswer([allow, { decision: 'maybe' }]);
+    const [alone, first, second] = await Promise.allSettled([0, 1, 2].map(() => serial.authorize(authorizeInput)));
+    expect(alone?.status).to.equal('fulfilled');
+    expect(first?.status).to.equal('fulfilled');
+    expect(((second as PromiseRejectedResult).reason as AppError).code).to.equal('AUTHORIZATION_UNAVAILABLE');
+
+    respond = batchAnswer([allow]);
+    const short = await Promise.allSettled([0, 1, 2].map(() => serial.authorize(authorizeInput)));
+    expect(short.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'rejected']);
+  });
+
   for (const [name, handler] of garbage) {
     it(`authorize → AUTHORIZATION_UNAVAILABLE on ${name}`, async () => {
       respond = handler;

@@ -1,5 +1,6 @@
 import { AppError } from '@chat/contracts';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { AuthorizeCoalescer, type AuthorizeCall } from './authorize-coalescer.ts';
 import { coreEndpoints } from './core-endpoints.ts';
 import { createCoreTransport, type CoreTransport } from './core-transport.ts';
 import {
@@ -20,6 +21,11 @@ export interface CoreClientOptions {
   timeoutMs?: number;
   /** The HTTP leg. @defaultValue an undici keep-alive agent (createCoreTransport) */
   transport?: CoreTransport;
+  /**
+   * Authorize calls to core in flight at once; authorizations beyond them wait and then share one
+   * call to the batch endpoint (see AuthorizeCoalescer). @defaultValue 2
+   */
+  authorizeConcurrency?: number;
   /** Told the duration and outcome of every call (for latency and failure metrics). */
   observe?: (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
 }
@@ -45,6 +51,9 @@ export interface CoreClient {
 
 /** Answers larger than this are not something core sends; they are treated as garbage. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** The batch answer's frame; each decision is validated on its own, so a bad one fails only its caller. */
+const authorizeBatchAnswerSchema = z.object({ decisions: z.array(z.unknown()) });
 
 function unavailable(cause: unknown): AppError {
   return new AppError('AUTHORIZATION_UNAVAILABLE', 'Authorization is unavailable.', { cause });
@@ -116,11 +125,26 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     }
   }
 
+  async function sendAuthorizations(calls: AuthorizeCall[]): Promise<Array<AuthorizationDecision | Error>> {
+    if (calls.length === 1) {
+      const [{ input, requestId }] = calls as [AuthorizeCall];
+      const response = await post(endpoints.authorize, input, requestHeaders({ ...(requestId === undefined ? {} : { requestId }) }));
+      return [validated(authorizationDecisionSchema, response, 'authorize')];
+    }
+    const requests = calls.map(({ input, requestId }) => (requestId === undefined ? input : { ...input, requestId }));
+    const response = await post(endpoints.authorizeBatch, { requests }, {});
+    const { decisions } = validated(authorizeBatchAnswerSchema, response, 'authorize batch');
+    if (decisions.length !== calls.length) throw unavailable(new Error(`core answered ${decisions.length} of ${calls.length} authorizations`));
+    return decisions.map((decision) => {
+      const parsed = authorizationDecisionSchema.safeParse(decision);
+      return parsed.success ? parsed.data : unavailable(new Error("a decision in core's authorize batch answer failed validation"));
+    });
+  }
+  const authorizations = new AuthorizeCoalescer(sendAuthorizations, { maxConcurrent: options.authorizeConcurrency ?? 2 });
+
   const client: CoreClient = {
-    async authorize(input, callOptions) {
-      const response = await post(endpoints.authorize, input, requestHeaders(callOptions));
-      return validated(authorizationDecisionSchema, response, 'authorize');
-    },
+    authorize: (input, callOptions) =>
+      authorizations.submit({ input, ...(callOptions?.requestId === undefined ? {} : { requestId: callOptions.requestId }) }),
 
     async resolveMentions(input, callOptions) {
       const { coreResourceToken, ...body } = input;

@@ -8,6 +8,7 @@ export interface CoreEndpoints {
   botsIssuer: string;
   botsJwks: URL;
   authorize: URL;
+  authorizeBatch: URL;
   resolveMentions: URL;
 }
 
@@ -20,6 +21,7 @@ export function coreEndpoints(coreUrl: string): CoreEndpoints {
     botsIssuer: `${base}/bots`,
     botsJwks: new URL(`${base}/issuers/bots/jwks.json`),
     authorize: new URL(`${base}/internal/v1/authorize`),
+    authorizeBatch: new URL(`${base}/internal/v1/authorize/batch`),
     resolveMentions: new URL(`${base}/internal/v1/mentions/resolve`),
   };
 }

@@ -1,23 +1,29 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { decideAuthorization } from '../domain/authorization.ts';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
-import { authorizeBodySchema, serviceTokenMatcher } from './internal.routes.ts';
+import { answerAuthorize, answerAuthorizeBatch, serviceTokenMatcher, type InternalAnswer } from './internal.routes.ts';
+
+/** The routes chat calls on every request it serves, answered without express. */
+const PLAIN_ROUTES: Record<string, (ctx: DevCoreContext, body: unknown) => InternalAnswer> = {
+  '/internal/v1/authorize': answerAuthorize,
+  '/internal/v1/authorize/batch': answerAuthorizeBatch,
+};
 
 /**
- * dev-core's request listener. Chat asks `POST /internal/v1/authorize` on every request it serves, so
- * that one route is answered without express when the request is plain (JSON with a declared
- * length): the same steps in the same order as the express app (body, fault, service token,
- * validation, decision) and the same answers. Everything else goes to `app`.
+ * dev-core's request listener. Chat asks `POST /internal/v1/authorize` (or its batch form) on every
+ * request it serves, so those routes are answered without express when the request is plain (JSON
+ * with a declared length): the same steps in the same order as the express app (body, fault, service
+ * token, validation, decision) and the same answers. Everything else goes to `app`.
  */
 export function createDevCoreListener(ctx: DevCoreContext, app: RequestListener): RequestListener {
   const serviceTokenMatches = serviceTokenMatcher(ctx);
   return (req, res) => {
-    if (req.method !== 'POST' || req.url !== '/internal/v1/authorize' || !isPlainJson(req)) {
+    const answer = req.method === 'POST' && req.url !== undefined ? PLAIN_ROUTES[req.url] : undefined;
+    if (answer === undefined || !isPlainJson(req)) {
       app(req, res);
       return;
     }
-    void answerAuthorize(ctx, serviceTokenMatches, req, res).catch((err: unknown) => {
+    void answerPlain(ctx, serviceTokenMatches, answer, req, res).catch((err: unknown) => {
       ctx.logger.error({ err }, 'unexpected error');
       if (!res.headersSent) send(res, 500, { error: { code: 'internal', message: 'internal error' } });
       else res.destroy();
@@ -25,7 +31,13 @@ export function createDevCoreListener(ctx: DevCoreContext, app: RequestListener)
   };
 }
 
-async function answerAuthorize(ctx: DevCoreContext, serviceTokenMatches: (header: string | undefined) => boolean, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function answerPlain(
+  ctx: DevCoreContext,
+  serviceTokenMatches: (header: string | undefined) => boolean,
+  answer: (ctx: DevCoreContext, body: unknown) => InternalAnswer,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   let body: unknown;
   try {
     body = await readJson(req);
@@ -38,11 +50,8 @@ async function answerAuthorize(ctx: DevCoreContext, serviceTokenMatches: (header
   if (!serviceTokenMatches(req.headers.authorization)) {
     return send(res, 401, { error: { code: 'service_unauthenticated', message: 'service token missing or wrong' } });
   }
-  const parsed = authorizeBodySchema.safeParse(body);
-  if (!parsed.success) {
-    return send(res, 400, { error: { code: 'request_invalid', message: 'authorization request invalid', issues: parsed.error.issues } });
-  }
-  send(res, 200, decideAuthorization(ctx.store, parsed.data));
+  const { status, body: answerBody } = answer(ctx, body);
+  send(res, status, answerBody);
 }
 
 function isPlainJson(req: IncomingMessage): boolean {

@@ -86,6 +86,58 @@ describe('dev-core /internal/v1/*', () => {
     });
   });
 
+  describe('POST /internal/v1/authorize/batch', () => {
+    const batch = (body: unknown, headers: Record<string, string> = service) => call(core.url, 'POST', '/internal/v1/authorize/batch', body, headers);
+    const requests = [
+      { principal: { kind: 'user', id: 'u_alice' }, repositoryId: DEMO.repository, action: 'write', requestId: 'req-1' },
+      { principal: { kind: 'user', id: 'u_bob' }, repositoryId: DEMO.repository, action: 'write' },
+      { principal: { kind: 'bot', id: 'b_ci', credentialId: 'c_2' }, repositoryId: DEMO.repository, action: 'read' },
+      { principal: { kind: 'user', id: 'u_alice' }, repositoryId: DEMO.repository, branchId: DEMO.deletedBranch, action: 'write' },
+      { principal: { kind: 'bot', id: 'b_ci', credentialId: 'c_1' }, repositoryId: DEMO.repository, action: 'write' },
+    ];
+
+    it('decides each request as the single endpoint does, in order, each with its own decision ID', async () => {
+      const { status, body } = await batch({ requests });
+      expect(status).to.equal(200);
+      expect(body.decisions.map((d: { decision: string; scopeState: string }) => `${d.decision}/${d.scopeState}`)).to.deep.equal([
+        'allow/active',
+        'deny/active',
+        'principal_invalid/active',
+        'allow/sealed',
+        'allow/active',
+      ]);
+      expect(body.decisions[4]).to.deep.include({ subject: { kind: 'organization', id: 'o_acme' }, botCredentialId: 'c_1', botGrantId: 'g_1' });
+      for (const [i, request] of requests.entries()) {
+        const { requestId: _requestId, ...single } = request;
+        const alone = (await call(core.url, 'POST', '/internal/v1/authorize', single, service)).body;
+        const { decisionId: _a, ...fromBatch } = body.decisions[i];
+        const { decisionId: _b, ...fromSingle } = alone;
+        expect(fromBatch, `request ${i}`).to.deep.equal(fromSingle);
+      }
+      expect(new Set(body.decisions.map((d: { decisionId: string }) => d.decisionId)).size).to.equal(requests.length);
+    });
+
+    it('answers 400 to an empty, oversized or malformed batch, and 401 without the service token', async () => {
+      expect((await batch({ requests: [] })).status).to.equal(400);
+      expect((await batch({ requests: Array.from({ length: 101 }, () => requests[0]) })).status).to.equal(400);
+      expect((await batch({ requests: [{ ...requests[0], action: 'admin' }] })).status).to.equal(400);
+      expect((await batch([requests[0]])).status).to.equal(400);
+      const unauthenticated = await batch({ requests }, {});
+      expect(unauthenticated.status).to.equal(401);
+      expect(unauthenticated.body.error.code).to.equal('service_unauthenticated');
+    });
+
+    it('plays the faults like the single endpoint', async () => {
+      await call(core.url, 'POST', '/dev/faults', { authorization: 'unavailable' });
+      try {
+        expect((await batch({ requests })).status).to.equal(503);
+      } finally {
+        await call(core.url, 'POST', '/dev/faults', { authorization: 'ok' });
+      }
+      expect((await batch({ requests })).status).to.equal(200);
+    });
+  });
+
   describe('POST /internal/v1/mentions/resolve', () => {
     const targets = [
       { kind: 'human', id: 'u_alice' },

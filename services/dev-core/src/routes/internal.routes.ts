@@ -17,6 +17,44 @@ export const authorizeBodySchema = z.object({
   action: z.enum(['read', 'write']),
 });
 
+/** At most this many decisions per batch call. */
+export const MAX_AUTHORIZE_BATCH = 100;
+
+const authorizeBatchBodySchema = z.object({
+  requests: z
+    .array(authorizeBodySchema.extend({ requestId: z.string().max(128).optional() }))
+    .min(1)
+    .max(MAX_AUTHORIZE_BATCH),
+});
+
+/** A status and a JSON body: what both the express routes and the plain listener send. */
+export interface InternalAnswer {
+  status: number;
+  body: unknown;
+}
+
+const invalid = (what: string, issues: unknown): InternalAnswer => ({
+  status: 400,
+  body: { error: { code: 'request_invalid', message: `${what} invalid`, issues } },
+});
+
+/** `POST /internal/v1/authorize`: one live decision. */
+export function answerAuthorize(ctx: DevCoreContext, raw: unknown): InternalAnswer {
+  const body = authorizeBodySchema.safeParse(raw);
+  if (!body.success) return invalid('authorization request', body.error.issues);
+  return { status: 200, body: decideAuthorization(ctx.store, body.data) };
+}
+
+/**
+ * `POST /internal/v1/authorize/batch`: several decisions in one call, each made exactly as the single
+ * endpoint makes it, in request order.
+ */
+export function answerAuthorizeBatch(ctx: DevCoreContext, raw: unknown): InternalAnswer {
+  const body = authorizeBatchBodySchema.safeParse(raw);
+  if (!body.success) return invalid('authorization batch', body.error.issues);
+  return { status: 200, body: { decisions: body.data.requests.map(({ requestId: _requestId, ...request }) => decideAuthorization(ctx.store, request)) } };
+}
+
 const mentionsBodySchema = z.object({
   repositoryId: idSchema,
   branchId: idSchema.optional(),
@@ -64,12 +102,13 @@ export function internalRoutes(ctx: DevCoreContext): Router {
   router.use('/internal', applyFault(ctx), requireServiceToken(ctx));
 
   router.post('/internal/v1/authorize', (req, res) => {
-    const body = authorizeBodySchema.safeParse(req.body);
-    if (!body.success) {
-      sendError(res, 400, 'request_invalid', 'authorization request invalid', { issues: body.error.issues });
-      return;
-    }
-    res.json(decideAuthorization(ctx.store, body.data));
+    const answer = answerAuthorize(ctx, req.body);
+    res.status(answer.status).json(answer.body);
+  });
+
+  router.post('/internal/v1/authorize/batch', (req, res) => {
+    const answer = answerAuthorizeBatch(ctx, req.body);
+    res.status(answer.status).json(answer.body);
   });
 
   router.post('/internal/v1/mentions/resolve', async (req, res) => {
