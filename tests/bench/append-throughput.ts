@@ -1,5 +1,6 @@
 import { newUlid } from '@chat/contracts';
 import { Pool } from 'undici';
+import { appendCpuMeter, formatCpuPerAppend } from './append-cpu.ts';
 import type { BenchCluster } from './bench-cluster.ts';
 
 export interface AppendThroughputResult {
@@ -11,6 +12,8 @@ export interface AppendThroughputResult {
   /** Failures by HTTP status (or `network`). */
   failures: Record<string, number>;
   appendsPerSecond: number;
+  /** Where the CPU went, per append (see append-cpu.ts). */
+  cpuNote: string;
 }
 
 /**
@@ -34,6 +37,8 @@ export async function measureAppendThroughput(
   const failures: Record<string, number> = {};
   const deadline = Date.now() + options.seconds * 1000;
   const pools = cluster.apiUrls.map((url) => new Pool(url, { connections: options.clients }));
+  const cpu = appendCpuMeter(cluster);
+  await cpu.start();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: options.clients }, async (_, client) => {
@@ -60,6 +65,7 @@ export async function measureAppendThroughput(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuNote = formatCpuPerAppend(await cpu.stop(), appended, seconds);
   await Promise.all(pools.map((pool) => pool.close()));
-  return { rooms: options.rooms, clients: options.clients, seconds, appended, failed, failures, appendsPerSecond: appended / seconds };
+  return { rooms: options.rooms, clients: options.clients, seconds, appended, failed, failures, appendsPerSecond: appended / seconds, cpuNote };
 }

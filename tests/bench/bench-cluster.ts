@@ -29,6 +29,8 @@ export interface BenchCluster {
   fixture: BenchFixture;
   /** Services by role, for RSS readings and kills. */
   services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string; adminUrl?: string; diagnosticDir?: string }>;
+  /** dev-core's process in the distributed mode (the all-in-one embeds it). */
+  devCorePid?: number;
   stop(): Promise<void>;
 }
 
@@ -125,7 +127,7 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
     const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
     await Promise.all(Array.from({ length: shape.notifiers ?? 1 }, () => start('notifier', 'services/notifier/src/main.ts')));
-    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop };
+    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
   } catch (err) {
     await stop();
     throw err;

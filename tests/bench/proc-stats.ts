@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 
 /** Resident set size of a process in KiB, from /proc/<pid>/status (VmRSS). */
 export async function rssKiB(pid: number): Promise<number> {
@@ -48,4 +48,49 @@ export function formatCores(used: Record<string, number>): string {
   return Object.entries(used)
     .map(([label, cores]) => `${label} ${cores.toFixed(2)}`)
     .join(', ');
+}
+
+/**
+ * Pids of every process whose command name (`/proc/<pid>/comm`) is `command`: PostgreSQL's server
+ * and backends are all `postgres`, Redis is `redis-server`.
+ */
+export async function pidsOfCommand(command: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const comm = await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '');
+    if (comm.trim() === command) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * CPU milliseconds used over a window by labelled processes, where a label's processes may come and
+ * go (PostgreSQL forks a backend per connection): the pids of each label are listed again at the end,
+ * and a pid first seen then counts from zero.
+ */
+export class WindowCpu {
+  private before = new Map<number, number>();
+  private selfBefore = process.cpuUsage();
+
+  constructor(private readonly labels: () => Promise<Array<{ label: string; pid: number }>>) {}
+
+  async start(): Promise<void> {
+    const processes = await this.labels();
+    this.before = new Map(await Promise.all(processes.map(async (p) => [p.pid, await cpuMs(p.pid).catch(() => 0)] as const)));
+    this.selfBefore = process.cpuUsage();
+  }
+
+  /** Milliseconds per label; `load client` is this process (the bench and its append clients). */
+  async stop(): Promise<Record<string, number>> {
+    const self = process.cpuUsage(this.selfBefore);
+    const used: Record<string, number> = {};
+    for (const p of await this.labels()) {
+      const now = await cpuMs(p.pid).catch(() => undefined);
+      if (now === undefined) continue;
+      used[p.label] = (used[p.label] ?? 0) + now - (this.before.get(p.pid) ?? 0);
+    }
+    used['load client'] = (self.user + self.system) / 1000;
+    return used;
+  }
 }

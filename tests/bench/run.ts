@@ -1,15 +1,19 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only append,fanout,latency,idle,mention,leak` and `--quick` (shorter runs, for a smoke check).
+ * `--only reference,redos,append,fanout,latency,idle,mention,leak` and `--quick` (shorter runs, for a
+ * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
+ * `redos` (render time of the ReDoS payloads) run once, before the deployments.
  */
 import { measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
+import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
+import { measureRedosRender } from './redos-figure.ts';
 import { round } from './stats.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
 
 interface Figure {
-  mode: BenchMode;
+  mode: BenchMode | 'machine';
   name: string;
   value: string;
   target: string;
@@ -24,14 +28,40 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'append,fanout,latency,idle,mention,leak').split(','));
+const only = new Set((option('only') ?? 'reference,redos,append,fanout,latency,idle,mention,leak').split(','));
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
   figures.push(figure);
   process.stdout.write(`  ${figure.name}: ${figure.value} (target ${figure.target})${figure.note ? ` — ${figure.note}` : ''}\n`);
 };
 
+if (only.has('reference')) {
+  process.stdout.write('\n== machine ==\n');
+  const reference = await measureMachineReference({ seconds: quick ? 3 : 8 });
+  if (!reference) process.stdout.write('  raw PostgreSQL reference skipped: pgbench not found\n');
+  else {
+    const scaled = (target: number, tps: number, referenceTps: number) => Math.round((target * tps) / referenceTps).toLocaleString('en-US');
+    report({
+      mode: 'machine',
+      name: 'raw PostgreSQL, insert-plus-counter, 8 clients (pgbench)',
+      value: `${Math.round(reference.oneRoomTps).toLocaleString('en-US')} tx/s into 1 room, ${Math.round(reference.hundredRoomsTps).toLocaleString('en-US')} tx/s over 100 rooms`,
+      target: `reference machine: ~${REFERENCE_TPS.oneRoom.toLocaleString('en-US')} / ~${REFERENCE_TPS.hundredRooms.toLocaleString('en-US')} tx/s`,
+      note: `the append targets scaled to this machine: ${scaled(1000, reference.oneRoomTps, REFERENCE_TPS.oneRoom)}/s into 1 room, ${scaled(2900, reference.hundredRoomsTps, REFERENCE_TPS.hundredRooms)}/s over 100 rooms`,
+    });
+  }
+}
+if (only.has('redos')) {
+  const redos = await measureRedosRender();
+  report({
+    mode: 'machine',
+    name: `ReDoS payloads rendered at 16 KB (${redos.count}), slowest`,
+    value: redos.slowest.map((t) => `${t.name} ${t.ms.toFixed(1)} ms`).join(', '),
+    target: 'each well under 50 ms',
+  });
+}
+
 for (const mode of modes) {
+  if (![...only].some((key) => !['reference', 'redos'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
@@ -41,9 +71,9 @@ for (const mode of modes) {
       // code (TurboFan showed up in whole-machine profiles); the figures are for a running service.
       await measureAppendThroughput(cluster, { rooms: 100, clients: 32, seconds: quick ? 2 : 5 });
       const one = await measureAppendThroughput(cluster, { rooms: 1, clients: 32, seconds });
-      report({ mode, name: 'append throughput, 1 room', value: `${round(one.appendsPerSecond, 0)} appends/s (${one.failed} failed ${JSON.stringify(one.failures)})`, target: '≥ 1,000/s' });
+      report({ mode, name: 'append throughput, 1 room', value: `${round(one.appendsPerSecond, 0)} appends/s (${one.failed} failed ${JSON.stringify(one.failures)})`, target: '≥ 1,000/s', note: one.cpuNote });
       const hundred = await measureAppendThroughput(cluster, { rooms: 100, clients: 32, seconds });
-      report({ mode, name: 'append throughput, 100 rooms', value: `${round(hundred.appendsPerSecond, 0)} appends/s (${hundred.failed} failed ${JSON.stringify(hundred.failures)})`, target: '≥ 2,900/s' });
+      report({ mode, name: 'append throughput, 100 rooms', value: `${round(hundred.appendsPerSecond, 0)} appends/s (${hundred.failed} failed ${JSON.stringify(hundred.failures)})`, target: '≥ 2,900/s', note: hundred.cpuNote });
     }
     for (const scenario of streamScenarios) {
       if (!only.has(scenario.key)) continue;
