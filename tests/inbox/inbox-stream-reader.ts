@@ -64,6 +64,19 @@ export class ResumingInboxReader {
     }
   }
 
+  /**
+   * Resolves once the reader has made `count` connections, or rejects after `timeoutMs`. A fast run
+   * can deliver everything before a reader's random drops and the gateways' rotations add up to a
+   * few reconnects; waiting for them makes every reader resume from a cursor several times.
+   */
+  async waitForConnections(count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.connections < count) {
+      if (Date.now() > deadline) throw new Error(`inbox reader made ${this.connections} of ${count} connections in ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   private async run(): Promise<void> {
     let backoffMs = 50;
     while (!this.stopped) {

@@ -212,6 +212,7 @@ describe('inbox end to end: 2 API, 2 notifier and 2 gateway processes on Postgre
     for (const target of targets) {
       const reader = readers.get(target.id)!;
       await reader.waitFor(listed.get(target.id)!.length, 30_000);
+      await reader.waitForConnections(4, 30_000);
     }
     await new Promise((r) => setTimeout(r, 500));
     await Promise.all([...readers.values()].map((r) => r.stop()));
