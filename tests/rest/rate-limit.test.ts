@@ -79,6 +79,24 @@ function rateLimitRules(label: string, target: () => Target) {
     expectError(await node().append(scope, token, { bodyMarkdown: 'over' }), 429, 'RATE_LIMITED');
   });
 
+  it(`[${label}] section 4 append rule 3: racing retries near the limit all get 200 and leave the budget as it was`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.writer();
+    const key = ulid();
+    await atWindowStart();
+    expectStatus(await node().append(scope, token, { bodyMarkdown: 'original' }, { key }), 201);
+    expectStatus(await node().append(scope, token, { bodyMarkdown: 'second' }), 201);
+    // One unit left: the retries race for it; the ones that take it give it back, the ones refused are looked up.
+    const retries = await Promise.all(Array.from({ length: 12 }, () => node().append<MessageResponse>(scope, token, { bodyMarkdown: 'original' }, { key })));
+    for (const retry of retries) {
+      expectStatus(retry, 200);
+      expect(retry.body.bodyMarkdown).to.equal('original');
+    }
+    expectStatus(await node().append(scope, token, { bodyMarkdown: 'third' }), 201);
+    expectError(await node().append(scope, token, { bodyMarkdown: 'over' }), 429, 'RATE_LIMITED');
+  });
+
   it(`[${label}] section 8: refused appends (400, 409) consume no rate capacity either`, async () => {
     const { scenario, actors } = await target().scenario();
     const scope = { repositoryId: scenario.repositoryId };

@@ -5,6 +5,8 @@ export {
   type AppendRateLimiter,
   type AppendRateScope,
   type FixedWindowOptions,
+  type RateUnit,
+  UNCOUNTED_UNIT,
 } from './rate-limit/append-rate-limiter.ts';
 export { InProcessFixedWindowRateLimiter } from './rate-limit/in-process-fixed-window-rate-limiter.ts';
 export {

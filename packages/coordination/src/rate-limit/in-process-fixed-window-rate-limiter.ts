@@ -1,4 +1,4 @@
-import type { AppendRateKey, AppendRateLimiter, FixedWindowOptions } from './append-rate-limiter.ts';
+import type { AppendRateKey, AppendRateLimiter, FixedWindowOptions, RateUnit } from './append-rate-limiter.ts';
 import { fixedWindowSettings, rateLimited, roomPart, senderPart, windowAt, type FixedWindowSettings } from './fixed-window.ts';
 
 /**
@@ -15,7 +15,7 @@ export class InProcessFixedWindowRateLimiter implements AppendRateLimiter {
     this.settings = fixedWindowSettings(options);
   }
 
-  async consume(key: AppendRateKey): Promise<void> {
+  async consume(key: AppendRateKey): Promise<RateUnit> {
     const { limit, windowSeconds, scope, clock } = this.settings;
     const nowMs = clock();
     const window = windowAt(nowMs, windowSeconds);
@@ -29,5 +29,15 @@ export class InProcessFixedWindowRateLimiter implements AppendRateLimiter {
     const used = this.counters.get(budget) ?? 0;
     if (used >= limit) throw rateLimited(remainingMs);
     this.counters.set(budget, used + 1);
+    const windowIndex = this.windowIndex;
+    let refunded = false;
+    return {
+      refund: async () => {
+        if (refunded || windowIndex !== this.windowIndex) return;
+        refunded = true;
+        const now = this.counters.get(budget) ?? 0;
+        if (now > 0) this.counters.set(budget, now - 1);
+      },
+    };
   }
 }

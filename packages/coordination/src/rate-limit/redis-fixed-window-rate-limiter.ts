@@ -1,5 +1,5 @@
 import { AppError } from '@chat/contracts';
-import type { AppendRateKey, AppendRateLimiter, FixedWindowOptions } from './append-rate-limiter.ts';
+import { UNCOUNTED_UNIT, type AppendRateKey, type AppendRateLimiter, type FixedWindowOptions, type RateUnit } from './append-rate-limiter.ts';
 import { fixedWindowSettings, rateLimited, roomPart, senderPart, windowAt, type FixedWindowSettings } from './fixed-window.ts';
 import { defineLua, runLua, type LuaCommand } from '../redis/lua-command.ts';
 import { redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
@@ -36,21 +36,46 @@ export interface RedisFixedWindowRateLimiterOptions extends FixedWindowOptions {
 }
 
 /**
- * One atomic step per append: INCR, and a TTL to the end of the window whenever the counter has
- * none (a new counter, or one left without a TTL by anything else), so no counter lives forever.
- * Returns the count and the counter's PTTL, which is the Retry-After once the budget is spent.
+ * One atomic step per append: INCR while the budget (ARGV[2]) has room, and a TTL to the end of the
+ * window whenever the counter has none (a new counter, or one left without a TTL by anything else),
+ * so no counter lives forever. A refused append is not counted, so the counter is the units held,
+ * and a refunded unit is free again even after refusals. Returns the count this append would make
+ * (above the budget when refused) and the counter's PTTL, which is the Retry-After once the budget
+ * is spent.
  */
 const HIT_WINDOW: LuaCommand = {
-  name: 'chatCoordinationRateWindowHit',
+  name: 'chatCoordinationRateWindowHitV2',
   numberOfKeys: 1,
   lua: `
-local count = redis.call('INCR', KEYS[1])
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count < tonumber(ARGV[2]) then
+  count = redis.call('INCR', KEYS[1])
+else
+  count = count + 1
+end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   ttl = tonumber(ARGV[1])
 end
 return {count, ttl}
+`,
+};
+
+/**
+ * Gives a unit back: DECR while the window's counter still exists (it expires with its window, and
+ * DECR keeps the TTL), so a refund never creates a counter or lands in another window. Only units
+ * that were let through are refunded, so the counter was at least 1 when the unit was taken.
+ */
+const REFUND_UNIT: LuaCommand = {
+  name: 'chatCoordinationRateWindowRefund',
+  numberOfKeys: 1,
+  lua: `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0
 `,
 };
 
@@ -76,6 +101,7 @@ export class RedisFixedWindowRateLimiter implements AppendRateLimiter {
     this.onFailure = options.onFailure;
     this.handle = redisHandle(options.redis, 'chat-append-rate-limiter', this.timeoutMs);
     defineLua(this.handle.redis, HIT_WINDOW);
+    defineLua(this.handle.redis, REFUND_UNIT);
   }
 
   /** The counter key of a budget in a window. */
@@ -83,21 +109,39 @@ export class RedisFixedWindowRateLimiter implements AppendRateLimiter {
     return `${this.keyPrefix}:{rl:${senderPart(key)}}:${windowIndex}:${roomPart(key, this.settings.scope)}`;
   }
 
-  async consume(key: AppendRateKey): Promise<void> {
+  async consume(key: AppendRateKey): Promise<RateUnit> {
     const nowMs = this.settings.clock();
     const window = windowAt(nowMs, this.settings.windowSeconds);
+    const counter = this.keyOf(key, window.index);
     let hit: { count: number; pttl: number };
     try {
-      const reply = await withDeadline(
-        runLua(this.handle.redis, HIT_WINDOW, [this.keyOf(key, window.index)], [window.remainingMs]),
-        this.timeoutMs,
-      );
+      const reply = await withDeadline(runLua(this.handle.redis, HIT_WINDOW, [counter], [window.remainingMs, this.settings.limit]), this.timeoutMs);
       hit = parseHit(reply);
     } catch (err) {
       this.failed(err);
-      return;
+      return UNCOUNTED_UNIT;
     }
     if (hit.count > this.settings.limit) throw rateLimited(hit.pttl);
+    let refunded = false;
+    return {
+      refund: async () => {
+        if (refunded) return;
+        refunded = true;
+        try {
+          await withDeadline(runLua(this.handle.redis, REFUND_UNIT, [counter], []), this.timeoutMs);
+        } catch (err) {
+          this.report(err);
+        }
+      },
+    };
+  }
+
+  private report(err: unknown): void {
+    try {
+      this.onFailure?.(err);
+    } catch {
+      // A failing log hook must not turn an open limiter into a 500.
+    }
   }
 
   /** Closes the connection if the limiter opened it. */
@@ -106,11 +150,7 @@ export class RedisFixedWindowRateLimiter implements AppendRateLimiter {
   }
 
   private failed(err: unknown): void {
-    try {
-      this.onFailure?.(err);
-    } catch {
-      // A failing log hook must not turn an open limiter into a 500.
-    }
+    this.report(err);
     if (this.failureMode === 'closed') {
       throw new AppError('STORE_UNAVAILABLE', 'The rate limiter is unavailable; retry later.', {
         retryAfterSeconds: 1,

@@ -112,6 +112,54 @@ export function runRateLimiterContract(name: string, open: OpenLimiter): void {
       expect((await attempt(limiter, { ...key, roomScopeKey: 'room-c' }))?.code).to.equal('RATE_LIMITED');
     });
 
+    it('takes a refunded unit back into its window, once, so the budget allows one more', async () => {
+      const clock = new ManualClock(windowStart(60) + 1_000);
+      const limiter = await limiterWith({ limit: 2, windowSeconds: 60, scope: 'sender-room', clock: clock.read });
+      const key = freshKey();
+      await limiter.consume(key);
+      const unit = await limiter.consume(key);
+      expect((await attempt(limiter, key))?.code).to.equal('RATE_LIMITED');
+      await unit.refund();
+      await unit.refund();
+      expect(await attempt(limiter, key)).to.equal(undefined);
+      expect((await attempt(limiter, key))?.code).to.equal('RATE_LIMITED');
+    });
+
+    it('never moves a refund into a later window, nor into another budget', async () => {
+      const start = windowStart(60);
+      const clock = new ManualClock(start + 58_500);
+      const limiter = await limiterWith({ limit: 1, windowSeconds: 60, scope: 'sender-room', clock: clock.read });
+      const key = freshKey();
+      const other = freshKey({ roomScopeKey: key.roomScopeKey });
+      const old = await limiter.consume(key);
+      const others = await limiter.consume(other);
+      clock.nowMs = start + 60_000;
+      await limiter.consume(key);
+      await old.refund();
+      expect((await attempt(limiter, key))?.code).to.equal('RATE_LIMITED');
+      await others.refund();
+      expect((await attempt(limiter, key))?.code).to.equal('RATE_LIMITED');
+    });
+
+    it('frees exactly the refunded units after many racing consumes', async () => {
+      const clock = new ManualClock(windowStart(60) + 1_000);
+      const limiter = await limiterWith({ limit: 10, windowSeconds: 60, scope: 'sender-room', clock: clock.read });
+      const key = freshKey();
+      // 10 of 20 racing consumes pass; 5 of those give their unit back; then exactly 5 of 8 more pass.
+      const outcomes = await Promise.all(Array.from({ length: 20 }, async () => {
+        try {
+          return await limiter.consume(key);
+        } catch {
+          return undefined;
+        }
+      }));
+      const units = outcomes.filter((u) => u !== undefined);
+      expect(units).to.have.length(10);
+      await Promise.all(units.slice(0, 5).map((u) => u.refund()));
+      const again = await Promise.all(Array.from({ length: 8 }, () => attempt(limiter, key)));
+      expect(again.filter((o) => o === undefined)).to.have.length(5);
+    });
+
     it('lets exactly `limit` through when many appends race in one window', async () => {
       const clock = new ManualClock(windowStart(60) + 1_000);
       const limiter = await limiterWith({ limit: 10, windowSeconds: 60, scope: 'sender-room', clock: clock.read });

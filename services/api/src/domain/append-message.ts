@@ -1,8 +1,8 @@
 import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
 import { AppError, AppendMessageRequestSchema, isCanonicalUlid, newUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
-import { roomScopeKey, toMessageResponse, type MessageRow, type RoomScope, type Store } from '@chat/store';
+import { roomScopeKey, toMessageResponse, type AppendOutcome, type MessageRow, type RoomScope, type Store } from '@chat/store';
 import type { AppendFaults } from './append-faults.ts';
-import type { AppendRateLimiter } from './append-rate-limiter.ts';
+import type { AppendRateLimiter, RateUnit } from './append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
 import { measureBody, sameContent, validateMentions } from './message-body.ts';
@@ -37,9 +37,20 @@ export interface AppendMessageResult {
 }
 
 /**
- * appendRepositoryMessage / appendBranchMessage. The order of checks matters: an exact retry is
- * answered from the store before the seal, rate-limit and mention checks, so it always gets the
- * original message and never consumes rate capacity.
+ * appendRepositoryMessage / appendBranchMessage. An exact retry always gets the original message
+ * and consumes no rate capacity in the end (spec section 4, append rule 3), however the room and
+ * the sender's budget changed since. Two ways get there:
+ *
+ * - Plain appends (no mentions, into a room core calls active), nearly all of them, take a rate
+ *   unit first and let the store's append find an earlier message with the key: it checks the key
+ *   before anything else, in the same statement that would insert. A retry (or a key reused for
+ *   other content, or nothing appended at all) gives its unit back before the answer leaves. Only
+ *   when the budget is spent does the append look for an earlier message first, so a retry is
+ *   never refused. This spares a store round trip on every append; the price is that a retry holds
+ *   a unit for the few milliseconds of its append, during which the same sender's other appends
+ *   into the same budget see one unit fewer (they can be refused only if that unit was the last).
+ * - Appends with mentions, and appends into a room core calls sealed, look the key up first, so a
+ *   retry is answered before the mention checks call core or the seal is recorded.
  */
 export async function appendMessage(deps: AppendMessageDeps, input: AppendMessageInput): Promise<AppendMessageResult> {
   const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
@@ -49,10 +60,13 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
   validateMentions(mentions, bytes);
   const sender = { senderKind: input.principal.kind, senderId: input.principal.id } as const;
   const content = { bodyMarkdown: request.bodyMarkdown, mentions };
+  const findEarlier = () => deps.store.messages.findByIdempotencyKey(input.scope, sender.senderKind, sender.senderId, idempotencyKey);
 
-  const earlier = await deps.store.messages.findByIdempotencyKey(input.scope, sender.senderKind, sender.senderId, idempotencyKey);
-  if (earlier) return replay(earlier, content);
-
+  const checkFirst = mentions.length > 0 || input.access.scopeState === 'sealed';
+  if (checkFirst) {
+    const earlier = await findEarlier();
+    if (earlier) return replay(earlier, content);
+  }
   if (input.access.scopeState === 'sealed') {
     await deps.store.rooms.seal(input.scope, deps.clock());
     throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
@@ -60,32 +74,50 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
   if (mentions.length > 0) {
     await resolveMentionTargets(deps.core, { principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization, requestId: input.requestId });
   }
-  await deps.rateLimiter.consume({ ...sender, roomScopeKey: roomScopeKey(input.scope) });
+  let unit: RateUnit;
+  try {
+    unit = await deps.rateLimiter.consume({ ...sender, roomScopeKey: roomScopeKey(input.scope) });
+  } catch (err) {
+    // A retry must not be refused for a budget its first attempt helped spend.
+    const earlier = !checkFirst && err instanceof AppError && err.code === 'RATE_LIMITED' ? await findEarlier() : null;
+    if (earlier) return replay(earlier, content);
+    throw err;
+  }
 
   const { attribution } = input.access;
-  const outcome = await deps.store.messages.append(
-    input.scope,
-    {
-      ...sender,
-      requestId: input.requestId,
-      idempotencyKey,
-      bodyMarkdown: request.bodyMarkdown,
-      bodyBytes: bytes.length,
-      renderedHtml: renderMarkdown(request.bodyMarkdown),
-      mentions: mentions.length > 0 ? mentions : null,
-      authorizationDecisionId: attribution.authorizationDecisionId,
-      authorizingSubjectId: attribution.authorizingSubjectId,
-      authorizingSubjectKind: attribution.authorizingSubjectKind,
-      botCredentialId: attribution.botCredentialId,
-      botGrantId: attribution.botGrantId,
-    },
-    { newRoomId: newUlid(), now: deps.clock() },
-  );
+  let outcome: AppendOutcome;
+  try {
+    outcome = await deps.store.messages.append(
+      input.scope,
+      {
+        ...sender,
+        requestId: input.requestId,
+        idempotencyKey,
+        bodyMarkdown: request.bodyMarkdown,
+        bodyBytes: bytes.length,
+        renderedHtml: renderMarkdown(request.bodyMarkdown),
+        mentions: mentions.length > 0 ? mentions : null,
+        authorizationDecisionId: attribution.authorizationDecisionId,
+        authorizingSubjectId: attribution.authorizingSubjectId,
+        authorizingSubjectKind: attribution.authorizingSubjectKind,
+        botCredentialId: attribution.botCredentialId,
+        botGrantId: attribution.botGrantId,
+      },
+      { newRoomId: newUlid(), now: deps.clock() },
+    );
+  } catch (err) {
+    // Nothing was appended (or, rarely, a commit whose answer was lost: the client's retry then
+    // finds it and is answered as a retry).
+    await unit.refund();
+    throw err;
+  }
   switch (outcome.kind) {
     case 'replayed':
-      // A concurrent request with the same key committed first.
+      // An earlier append with this key (or a concurrent one that committed first).
+      await unit.refund();
       return replay(outcome.message, content);
     case 'sealed':
+      await unit.refund();
       throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
     case 'created': {
       const message = toMessageResponse(outcome.message);
