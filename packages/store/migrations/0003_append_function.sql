@@ -70,6 +70,11 @@ DECLARE
   next_ms bigint;
   next_id text;
   new_outbox_id bigint;
+  -- Run with EXECUTE, so it is planned for its values every time: a plan cached while the table was
+  -- small may use the (room_id, seq) primary key and read the whole room (only retries and sealed
+  -- rooms come here).
+  replay_query constant text := 'SELECT $1, ''replayed''::text, NULL::bigint, m.* FROM messages m
+    WHERE m.room_id = $2 AND m.sender_kind = $3 AND m.sender_id = $4 AND m.idempotency_key = $5';
 BEGIN
   FOR item IN
     SELECT b.*
@@ -94,14 +99,10 @@ BEGIN
       last_ms := floor(extract(epoch FROM room.last_message_at) * 1000)::bigint;
     END IF;
 
-    -- Under the room lock no other append to this room runs, and this statement sees this batch's
-    -- own inserts, so this check cannot race.
-    RETURN QUERY SELECT item.ord, 'replayed'::text, NULL::bigint, m.* FROM messages m
-      WHERE m.room_id = room.room_id AND m.sender_kind = item.sender_kind AND m.sender_id = item.sender_id
-        AND m.idempotency_key = item.idempotency_key;
-    CONTINUE WHEN FOUND;
-
     IF room.state = 'sealed' THEN
+      -- An exact retry is answered before the seal.
+      RETURN QUERY EXECUTE replay_query USING item.ord, room.room_id, item.sender_kind, item.sender_id, item.idempotency_key;
+      CONTINUE WHEN FOUND;
       RETURN QUERY SELECT item.ord, 'sealed'::text, NULL::bigint, (NULL::messages).*;
       CONTINUE;
     END IF;
@@ -118,6 +119,22 @@ BEGIN
         next_id := chat_ulid_time(next_ms) || substr(item.fresh_id, 11);
       END IF;
     END IF;
+
+    -- The idempotency check is the insert itself: under the room lock no other append to this room
+    -- runs, and the unique index sees this batch's own earlier inserts, so it cannot race. A
+    -- conflict leaves nothing behind and the message stored with the key is the answer.
+    INSERT INTO messages (room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id,
+        request_id, idempotency_key, body_markdown, body_bytes, rendered_html, mentions, created_at,
+        authorization_decision_id, authorizing_subject_id, authorizing_subject_kind, bot_credential_id, bot_grant_id)
+      VALUES (room.room_id, next_seq + 1, next_id, item.repository_id, item.branch_id, item.sender_kind, item.sender_id,
+        item.request_id, item.idempotency_key, decode(item.body_base64, 'base64'), item.body_bytes, item.rendered_html,
+        item.mentions, timestamptz 'epoch' + next_ms * interval '1 millisecond', item.authorization_decision_id,
+        item.authorizing_subject_id, item.authorizing_subject_kind, item.bot_credential_id, item.bot_grant_id)
+      ON CONFLICT (room_id, sender_kind, sender_id, idempotency_key) DO NOTHING;
+    IF NOT FOUND THEN
+      RETURN QUERY EXECUTE replay_query USING item.ord, room.room_id, item.sender_kind, item.sender_id, item.idempotency_key;
+      CONTINUE;
+    END IF;
     next_seq := next_seq + 1;
     last_ms := next_ms;
     last_id := next_id;
@@ -130,13 +147,6 @@ BEGIN
         timestamptz 'epoch' + next_ms * interval '1 millisecond')
       ON CONFLICT (message_id) DO NOTHING;
     END IF;
-    INSERT INTO messages (room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id,
-        request_id, idempotency_key, body_markdown, body_bytes, rendered_html, mentions, created_at,
-        authorization_decision_id, authorizing_subject_id, authorizing_subject_kind, bot_credential_id, bot_grant_id)
-      VALUES (room.room_id, next_seq, next_id, item.repository_id, item.branch_id, item.sender_kind, item.sender_id,
-        item.request_id, item.idempotency_key, decode(item.body_base64, 'base64'), item.body_bytes, item.rendered_html,
-        item.mentions, timestamptz 'epoch' + next_ms * interval '1 millisecond', item.authorization_decision_id,
-        item.authorizing_subject_id, item.authorizing_subject_kind, item.bot_credential_id, item.bot_grant_id);
     -- The caller has the rest of the new message; only what the database decided goes back.
     ord := item.ord; outcome := 'created'; outbox_id := new_outbox_id;
     room_id := room.room_id; seq := next_seq; message_id := next_id; created_at := timestamptz 'epoch' + next_ms * interval '1 millisecond';

@@ -7,11 +7,12 @@ import type { MessageRow } from './schema.ts';
  * per connection and the same text runs on PGlite. Bodies travel base64-encoded because they may
  * hold NUL, which JSON-to-text conversion refuses.
  *
- * A prepared statement keeps the generic plan it got when first used, which on a new database is a
- * plan for empty tables. So every lookup is written to be an index probe whatever the statistics
- * say: equality on every column of a unique index, and per-row probes forced with LATERAL (a
- * subquery with OFFSET 0 or FOR UPDATE is never flattened into a join the planner could turn into
- * a sequential scan).
+ * A prepared statement keeps the generic plan it got after its first few runs, which on a new
+ * database is a plan for nearly empty tables, and there the planner may choose any index whose
+ * first column matches: a lookup by idempotency key once ran on the (room_id, seq) primary key,
+ * reading a whole room per append. So lookups that choose between indexes run unnamed (planned on
+ * every run), and per-row probes are forced with LATERAL (a subquery with OFFSET 0 or FOR UPDATE is
+ * never flattened into a join the planner could turn into a sequential scan).
  */
 
 const MESSAGE_COLUMNS = `room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id, request_id, idempotency_key,
@@ -34,7 +35,7 @@ export const CREATE_ROOMS: SqlStatement = {
  * the unique index per lookup.
  */
 export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
-  name: 'chat_find_by_idempotency_keys_v1',
+  // Unnamed: messages has two indexes that start with room_id (see the note at the top).
   text: `SELECT k.ord, m.* FROM json_to_recordset($1::json)
       AS k(ord integer, scope_key text, sender_kind text, sender_id text, idempotency_key text)
     CROSS JOIN LATERAL (
@@ -58,8 +59,9 @@ export const APPEND_MESSAGES: SqlStatement = {
 
 /** Deletes published outbox entries ($1: JSON array of ids). */
 export const DELETE_OUTBOX: SqlStatement = {
-  name: 'chat_delete_outbox_v1',
-  text: 'DELETE FROM outbox WHERE id = ANY(ARRAY(SELECT json_array_elements_text($1::json)::bigint))',
+  // Unnamed: a generic plan made while the outbox was small scans it whole on every delete, and
+  // the outbox is mostly dead rows between vacuums.
+  text: 'DELETE FROM outbox WHERE id IN (SELECT json_array_elements_text($1::json)::bigint)',
 };
 
 /** Raw row of the messages table, as pg (Buffer, string int8) or PGlite (Uint8Array, number) gives it. */

@@ -2,11 +2,14 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
 
 /**
- * A statement the hot paths run by hand: fixed text (so PostgreSQL can keep it prepared per
- * connection under `name`) and positional parameters.
+ * A statement the hot paths run by hand: fixed text and positional parameters. With a `name`,
+ * PostgreSQL keeps it prepared per connection, and after a few runs it keeps one generic plan for
+ * good, made with the statistics of that moment. So only statements whose plan cannot go wrong get
+ * a name; a statement that picks between indexes or join orders by table size goes without, and is
+ * planned for its parameters on every run.
  */
 export interface SqlStatement {
-  name: string;
+  name?: string;
   text: string;
 }
 
@@ -26,7 +29,9 @@ export interface SqlClient extends SqlQueryable {
 export function pgSqlClient(pool: pg.Pool): SqlClient {
   const over = (queryable: pg.Pool | pg.PoolClient): SqlQueryable => ({
     async query<R>(statement: SqlStatement, params: unknown[]) {
-      const result = await queryable.query({ name: statement.name, text: statement.text, values: params });
+      const result = await queryable.query(
+        statement.name === undefined ? { text: statement.text, values: params } : { name: statement.name, text: statement.text, values: params },
+      );
       return result.rows as R[];
     },
   });

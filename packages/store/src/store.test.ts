@@ -161,8 +161,9 @@ for (const target of testTargets) {
       await store.outbox.remove([outcome.outboxId]);
     });
 
-    it('seals a room for good and refuses appends to it', async function () {
-      await store.messages.append(scope, newMessage(), appendOptions());
+    it('seals a room for good and refuses appends to it, but still answers an exact retry', async function () {
+      const earlier = newMessage();
+      const first = await store.messages.append(scope, earlier, appendOptions());
       const sealedAt = new Date('2026-02-01T00:00:00Z');
       const sealed = await store.rooms.seal(scope, sealedAt);
       expect(sealed?.state).to.equal('sealed');
@@ -170,6 +171,9 @@ for (const target of testTargets) {
       const later = await store.rooms.seal(scope, new Date());
       expect(later?.sealedAt?.toISOString()).to.equal(sealedAt.toISOString());
       expect((await store.messages.append(scope, newMessage(), appendOptions())).kind).to.equal('sealed');
+      const retry = await store.messages.append(scope, { ...earlier, requestId: ulid() }, appendOptions());
+      expect(retry.kind).to.equal('replayed');
+      if (first.kind === 'created' && retry.kind === 'replayed') expect(retry.message.messageId).to.equal(first.message.messageId);
     });
 
     it('materializes a branch room once under concurrency', async function () {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { RENDER_POLICY, renderMarkdown, sanitizeRenderedHtml } from './markdown-renderer.ts';
+import { RENDER_POLICY, renderMarkdown, renderThroughParser, sanitizeRenderedHtml } from './markdown-renderer.ts';
 import { assertSafeHtml } from './fixtures/assert-safe-html.ts';
 import { MAX_BODY_BYTES, REDOS_PAYLOADS } from './fixtures/redos-payloads.ts';
 import { fastestRenderMs } from './fixtures/render-timing.ts';
@@ -150,6 +150,35 @@ describe('markdown-renderer', () => {
         );
       });
     }
+
+    // The plain-prose path's alphabet, plus neighbours that must leave it (trailing and double
+    // spaces, a leading digit or mark, a combining accent, a no-break space, `&`, `*`, `|`).
+    const proseUnit = fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom(...'abcXYZéßжλ日本0189 .,:;?!\'"()/@#%$+=^{}-'.split('')) },
+      { weight: 1, arbitrary: fc.constantFrom('  ', '\u0301', '\u00a0', '&', '*', '|', '1. ', '# ', '- ', '\t', '\n', '\u2028', '½') },
+    );
+    const proseish = fc.array(proseUnit, { minLength: 1, maxLength: 80 }).map((parts) => parts.join(''));
+
+    it('renders prose-like bodies exactly as markdown-it and sanitize-html do, plain-prose path or not', () => {
+      let plain = 0;
+      fc.assert(
+        fc.property(proseish, (body) => {
+          const rendered = renderMarkdown(body);
+          if (rendered === `<p>${body}</p>\n`) plain += 1;
+          expect(rendered, JSON.stringify(body)).to.equal(renderThroughParser(body));
+        }),
+        { numRuns: 5000 },
+      );
+      // The property must cover the short path, not only bodies that leave it.
+      expect(plain).to.be.greaterThan(1000);
+    });
+
+    it('keeps a 16 KB line of prose on the plain-prose path, and a body with syntax off it', () => {
+      const prose = 'Merging now, thanks (see #12 at 50% done)! '.repeat(372).trimEnd();
+      expect(renderMarkdown(prose)).to.equal(`<p>${prose}</p>\n`).and.to.equal(renderThroughParser(prose));
+      expect(renderMarkdown('see *this*')).to.equal('<p>see <em>this</em></p>\n');
+      expect(renderMarkdown('1. first')).to.equal('<ol>\n<li>first</li>\n</ol>\n');
+    });
 
     it('rendering one body does not change how another renders', () => {
       fc.assert(
