@@ -22,30 +22,37 @@ export function createCoreTransport(options: { connectionsPerOrigin?: number } =
   const dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: options.connectionsPerOrigin ?? 128 });
   return {
     async send(url, init) {
-      const signal = AbortSignal.timeout(init.timeoutMs);
-      const response = await request(url, {
-        method: init.method,
-        headers: init.headers,
-        body: init.body,
-        signal,
-        dispatcher,
-      });
-      const declared = Number(response.headers['content-length'] ?? 0);
-      if (declared > init.maxResponseBytes) {
-        response.body.destroy();
-        throw new Error(`core answer of ${declared} bytes`);
-      }
-      const chunks: Buffer[] = [];
-      let length = 0;
-      for await (const chunk of response.body) {
-        length += (chunk as Buffer).length;
-        if (length > init.maxResponseBytes) {
+      // A timer cleared once the answer is read, not AbortSignal.timeout: that one fires (and builds
+      // a DOMException and an abort event) for every call, long after the call is done.
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(new Error(`core did not answer within ${init.timeoutMs} ms`)), init.timeoutMs);
+      try {
+        const response = await request(url, {
+          method: init.method,
+          headers: init.headers,
+          body: init.body,
+          signal: abort.signal,
+          dispatcher,
+        });
+        const declared = Number(response.headers['content-length'] ?? 0);
+        if (declared > init.maxResponseBytes) {
           response.body.destroy();
-          throw new Error(`core answer over ${init.maxResponseBytes} bytes`);
+          throw new Error(`core answer of ${declared} bytes`);
         }
-        chunks.push(chunk as Buffer);
+        const chunks: Buffer[] = [];
+        let length = 0;
+        for await (const chunk of response.body) {
+          length += (chunk as Buffer).length;
+          if (length > init.maxResponseBytes) {
+            response.body.destroy();
+            throw new Error(`core answer over ${init.maxResponseBytes} bytes`);
+          }
+          chunks.push(chunk as Buffer);
+        }
+        return { status: response.statusCode, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8') };
+      } finally {
+        clearTimeout(timer);
       }
-      return { status: response.statusCode, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8') };
     },
     close: () => dispatcher.close(),
   };
