@@ -90,4 +90,29 @@ describe('AppendBatcher', () => {
     expect(await first.then(() => 'ok', (err: Error) => err.message)).to.equal('database gone');
     expect(await second).to.deep.equal({ kind: 'sealed' });
   });
+
+  it('with startOnNextTurn, gathers every append of one event-loop turn into one transaction, even when none runs', async () => {
+    const batches: PendingAppend[][] = [];
+    const batcher = new AppendBatcher(
+      async (items) => {
+        batches.push(items);
+        return items.map(() => ({ kind: 'sealed' }) as AppendOutcome);
+      },
+      { maxConcurrent: 1, startOnNextTurn: true },
+    );
+    const firstTurn = ['A', 'B', 'A'].map((room, i) => batcher.submit({ scope: scope(room), message: message(`1-${i}`), options }));
+    expect(batches, 'nothing starts within the turn').to.have.length(0);
+    await Promise.all(firstTurn);
+    const secondTurn = ['C', 'A'].map((room, i) => batcher.submit({ scope: scope(room), message: message(`2-${i}`), options }));
+    await Promise.all(secondTurn);
+    expect(batches.map((b) => b.map((i) => i.message.idempotencyKey))).to.deep.equal([['1-0', '1-1', '1-2'], ['2-0', '2-1']]);
+  });
+
+  it('without startOnNextTurn, an append to an idle batcher starts at once', async () => {
+    const { batcher, batches } = recordingBatcher(1);
+    const done = batcher.submit({ scope: scope('A'), message: message('1'), options });
+    expect(batches).to.have.length(1);
+    batches[0]!.release();
+    await done;
+  });
 });

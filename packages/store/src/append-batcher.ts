@@ -12,6 +12,14 @@ export interface AppendBatcherOptions {
   maxBatch?: number;
   /** Most append transactions this process runs at once. @defaultValue 2 */
   maxConcurrent?: number;
+  /**
+   * Start a transaction only after the current event-loop turn, so that every append submitted in
+   * it joins. For an embedded database, which runs each statement synchronously on this thread:
+   * nothing queues behind a running statement there, so without this every append would be a
+   * statement of its own, and a statement's fixed cost is several appends' worth.
+   * @defaultValue false
+   */
+  startOnNextTurn?: boolean;
 }
 
 /**
@@ -28,6 +36,8 @@ export class AppendBatcher {
   private running = 0;
   private readonly maxBatch: number;
   private readonly maxConcurrent: number;
+  private readonly startOnNextTurn: boolean;
+  private pumpScheduled = false;
 
   constructor(
     private readonly commit: (items: PendingAppend[]) => Promise<AppendOutcome[]>,
@@ -35,11 +45,25 @@ export class AppendBatcher {
   ) {
     this.maxBatch = options.maxBatch ?? 64;
     this.maxConcurrent = options.maxConcurrent ?? 2;
+    this.startOnNextTurn = options.startOnNextTurn ?? false;
   }
 
   submit(item: PendingAppend): Promise<AppendOutcome> {
     return new Promise<AppendOutcome>((resolve, reject) => {
       this.queue.push({ ...item, roomKey: roomScopeKey(item.scope), settle: { resolve, reject } });
+      this.schedulePump();
+    });
+  }
+
+  private schedulePump(): void {
+    if (!this.startOnNextTurn) {
+      this.pump();
+      return;
+    }
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
       this.pump();
     });
   }
@@ -80,7 +104,7 @@ export class AppendBatcher {
     } finally {
       for (const entry of batch) this.roomsInFlight.delete(entry.roomKey);
       this.running -= 1;
-      this.pump();
+      this.schedulePump();
     }
   }
 }

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
-import { AppendBatcher } from './append-batcher.ts';
+import { AppendBatcher, type AppendBatcherOptions } from './append-batcher.ts';
 import type { ChatDb } from './database.ts';
 import { appendBatch, ensureRooms } from './message-append.ts';
 import { FIND_BY_IDEMPOTENCY_KEYS, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
@@ -51,7 +51,7 @@ export interface MessageRepository {
   listAfter(roomId: string, afterSeq: number, limit: number): Promise<MessageRow[]>;
 }
 
-export function createMessageRepository(db: ChatDb, sql: SqlClient): MessageRepository {
+export function createMessageRepository(db: ChatDb, sql: SqlClient, batching: AppendBatcherOptions = {}): MessageRepository {
   const knownRooms = new KnownRooms();
   const batcher = new AppendBatcher(async (items) => {
     const unknown = items.filter((item) => !knownRooms.has(roomScopeKey(item.scope)));
@@ -59,7 +59,7 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient): MessageRepo
     const outcomes = await appendBatch(sql, items);
     for (const item of unknown) knownRooms.add(roomScopeKey(item.scope));
     return outcomes;
-  });
+  }, batching);
   // Every append first looks for an earlier one with its key; under load one query answers many.
   const lookups = new LookupBatcher<{ scopeKey: string; senderKind: string; senderId: string; key: string }, MessageRow | null>(
     async (inputs) => {
