@@ -2,12 +2,13 @@
  * One handle over either PostgreSQL (`pg`, by URL) or embedded PGlite (data in a folder). The
  * repositories only see the drizzle database, so the same code runs on both.
  */
-import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { schema } from './schema.ts';
+import { startPgliteThread } from './pglite-thread.ts';
 import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql-client.ts';
 
 export type ChatDb = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -67,9 +68,9 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
 }
 
 async function openPglite(target: Extract<DatabaseTarget, { kind: 'pglite' }>): Promise<Database> {
-  const client = target.dataDir ? new PGlite(target.dataDir) : new PGlite();
-  await client.waitReady;
-  const db = drizzlePglite(client, { schema }) as unknown as ChatDb;
+  const client = await startPgliteThread(target.dataDir);
+  // drizzle's PGlite session only calls query() and transaction(), which the thread's handle has.
+  const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as ChatDb;
   return {
     kind: 'pglite',
     db,

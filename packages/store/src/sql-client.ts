@@ -1,5 +1,5 @@
-import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
+import type { PgliteHandle, PgliteQueryable } from './pglite-thread.ts';
 
 /**
  * A statement the hot paths run by hand: fixed text and positional parameters. With a `name`,
@@ -56,8 +56,8 @@ export function pgSqlClient(pool: pg.Pool): SqlClient {
   };
 }
 
-export function pgliteSqlClient(client: PGlite): SqlClient {
-  const over = (queryable: PGlite | Transaction): SqlQueryable => ({
+export function pgliteSqlClient(client: PgliteHandle): SqlClient {
+  const over = (queryable: PgliteQueryable): SqlQueryable => ({
     async query<R>(statement: SqlStatement, params: unknown[]) {
       const result = await queryable.query<R>(statement.text, params);
       return result.rows;

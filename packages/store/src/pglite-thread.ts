@@ -1,0 +1,130 @@
+import { Worker } from 'node:worker_threads';
+
+/** What the store asks of PGlite: the part of its interface that drizzle and sql-client.ts use. */
+export interface PgliteQueryable {
+  query<R>(sql: string, params?: unknown[], options?: PgliteQueryOptions): Promise<PgliteResult<R>>;
+  exec(sql: string): Promise<Array<PgliteResult<unknown>>>;
+}
+
+export interface PgliteHandle extends PgliteQueryable {
+  transaction<T>(work: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PgliteQueryOptions {
+  rowMode?: 'array' | 'object';
+  /** Only parsers that return a type's text unchanged (drizzle's) can cross to the database's thread. */
+  parsers?: Record<number, (value: string, typeId: number) => unknown>;
+}
+
+export interface PgliteResult<R> {
+  rows: R[];
+  fields: Array<{ name: string; dataTypeID: number }>;
+  affectedRows?: number;
+}
+
+type Request =
+  | { op: 'ready' | 'begin' | 'close' }
+  | { op: 'query'; sql: string; params: unknown[]; rowMode?: 'array' | 'object'; textTypes?: number[]; tx?: number }
+  | { op: 'exec'; sql: string; tx?: number }
+  | { op: 'end'; tx: number; commit: boolean };
+
+interface Reply {
+  id: number;
+  result?: unknown;
+  error?: { message: string; name?: string } & Record<string, unknown>;
+}
+
+/**
+ * Embedded PGlite on a thread of its own. PGlite runs PostgreSQL as WebAssembly, synchronously: on
+ * the main thread every statement stopped the HTTP server, the streams and the notifier for its whole
+ * run, and the all-in-one process could use one core of two. Here the main thread only posts
+ * requests; statements run one at a time on the database's thread, as they did before, and a
+ * transaction holds the database until it ends, as PGlite.transaction() does.
+ *
+ * When the thread dies, every call in flight and every later one fails with "PGlite is closed",
+ * which the store reports as STORE_UNAVAILABLE.
+ */
+export async function startPgliteThread(dataDir: string | undefined): Promise<PgliteHandle> {
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir } });
+  const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
+  let nextId = 1;
+  let closedBecause: Error | undefined;
+
+  const failAll = (err: Error) => {
+    closedBecause ??= err;
+    for (const { reject } of pending.values()) reject(closedBecause);
+    pending.clear();
+  };
+  worker.on('message', (reply: Reply) => {
+    const call = pending.get(reply.id);
+    if (!call) return;
+    pending.delete(reply.id);
+    if (reply.error) call.reject(Object.assign(new Error(reply.error.message), reply.error));
+    else call.resolve(reply.result);
+  });
+  worker.on('error', (err) => failAll(new Error(`PGlite is closed: its thread failed (${err.message})`, { cause: err })));
+  worker.on('exit', (code) => failAll(new Error(`PGlite is closed: its thread exited (code ${code})`)));
+
+  const call = <T>(request: Request): Promise<T> => {
+    if (closedBecause) return Promise.reject(closedBecause);
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ id, ...request });
+    });
+  };
+
+  const queryable = (tx?: number): PgliteQueryable => ({
+    query: async <R>(sql: string, params: unknown[] = [], options: PgliteQueryOptions = {}) =>
+      call<PgliteResult<R>>({
+        op: 'query',
+        sql,
+        params,
+        ...(options.rowMode ? { rowMode: options.rowMode } : {}),
+        ...(options.parsers ? { textTypes: textTypesOf(options.parsers) } : {}),
+        ...(tx === undefined ? {} : { tx }),
+      }),
+    exec: (sql: string) => call<Array<PgliteResult<unknown>>>({ op: 'exec', sql, ...(tx === undefined ? {} : { tx }) }),
+  });
+
+  try {
+    await call({ op: 'ready' });
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+
+  return {
+    ...queryable(),
+    async transaction<T>(work: (tx: PgliteQueryable) => Promise<T>): Promise<T> {
+      const tx = await call<number>({ op: 'begin' });
+      let result: T;
+      try {
+        result = await work(queryable(tx));
+      } catch (err) {
+        await call({ op: 'end', tx, commit: false }).catch(() => undefined);
+        throw err;
+      }
+      await call({ op: 'end', tx, commit: true });
+      return result;
+    },
+    async close() {
+      if (!closedBecause) {
+        await call({ op: 'close' }).catch(() => undefined);
+        closedBecause = new Error('PGlite is closed');
+      }
+      await worker.terminate();
+    },
+  };
+}
+
+const SAMPLE_TEXT = '2026-01-01 00:00:00+00';
+
+/** The type ids of parsers that keep the text; anything else cannot run on the other thread. */
+function textTypesOf(parsers: NonNullable<PgliteQueryOptions['parsers']>): number[] {
+  return Object.entries(parsers).map(([oid, parse]) => {
+    if (parse(SAMPLE_TEXT, Number(oid)) !== SAMPLE_TEXT) throw new Error(`a PGlite parser for type ${oid} that changes the value cannot cross threads`);
+    return Number(oid);
+  });
+}
