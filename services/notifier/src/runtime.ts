@@ -24,7 +24,7 @@ export interface NotifierSettingsInput {
 }
 
 export const NOTIFIER_DEFAULTS = {
-  consumer: { group: 'notifier', batchSize: 64, concurrency: 8, claimIdleMs: 30_000, maxDeliveries: 5 },
+  consumer: { group: 'notifier', batchSize: 64, concurrency: 8, claimIdleMs: 30_000, maxDeliveries: 5, lingerMs: 5 },
   sweeper: { intervalMs: 1000, graceMs: 5000, batchSize: 100, concurrency: 8 },
   processor: { leaseMs: 30_000, maxAttempts: 5, retryDelayMs: 1000, maxRetryDelayMs: 60_000 },
 } as const;

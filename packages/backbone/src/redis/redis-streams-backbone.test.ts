@@ -84,6 +84,39 @@ describe('RedisStreamsBackbone (Redis specifics)', function () {
     }
   });
 
+  it('acknowledges the entries of one read in one round trip, and with lingerMs a trickle shares reads', async () => {
+    const prefix = freshPrefix();
+    const backbone = open(prefix, { partitions: 4 });
+    const xackCalls = async () => Number(/cmdstat_xack:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    let handled = 0;
+    // Published before the member starts, so its first read takes all 40 at once.
+    const rooms = Array.from({ length: 10 }, () => `room-${randomUUID()}`);
+    await backbone.publish(rooms.flatMap((room) => events('messages', room, 1, 4)));
+    const before = await xackCalls();
+    const consumer = await backbone.consume(
+      { channel: 'messages', group: 'g-ack', consumer: 'c', batchSize: 64, blockMs: 200, claimIdleMs: 10_000, lingerMs: 30 },
+      async () => {
+        handled++;
+      },
+    );
+    await waitFor(async () => (await consumer.stats()).acked === 40, 5000, '40 acked');
+    expect(await xackCalls(), 'one XACK per partition, not per entry').to.be.at.most(before + 4);
+
+    // A trickle: one entry every 5 ms. Without lingering each read would take one.
+    const trickleRoom = `room-${randomUUID()}`;
+    const xackBefore = await xackCalls();
+    for (let seq = 1; seq <= 30; seq++) {
+      await backbone.publish(events('messages', trickleRoom, seq, 1));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await waitFor(async () => (await consumer.stats()).acked === 70, 5000, '70 acked');
+    const trickleAcks = (await xackCalls()) - xackBefore;
+    expect(handled).to.equal(70);
+    expect(trickleAcks, 'acknowledgements (one per read) for 30 trickled entries').to.be.below(15);
+    expect((await consumer.stats()).pending).to.equal(0);
+    await consumer.stop();
+  });
+
   it('carries events between separate instances (publisher and gateway processes)', async () => {
     const prefix = freshPrefix();
     const publisher = open(prefix);

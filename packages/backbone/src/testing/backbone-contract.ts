@@ -193,6 +193,24 @@ export function runBackboneContract(name: string, factory: BackboneFactory): voi
       expect((await consumer.stats()).pending).to.equal(0);
     });
 
+    it('consumer group: with lingerMs, a trickle is handled in order per scope, every entry acked once', async () => {
+      const backbone = await open();
+      const key = scope();
+      const handled: number[] = [];
+      const consumer = track(
+        await backbone.consume({ channel: 'messages', group: 'g-linger', consumer: 'l', blockMs: 100, claimIdleMs: 10_000, lingerMs: 20 }, async (e) => {
+          handled.push(e.seq);
+        }),
+      );
+      for (let seq = 1; seq <= 20; seq++) {
+        await backbone.publish(events('messages', key, seq, 1));
+        if (seq % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 7));
+      }
+      await waitFor(async () => (await consumer.stats()).acked === 20, 5000, '20 acked');
+      expect(handled).to.deep.equal(range(1, 20));
+      expect((await consumer.stats()).pending).to.equal(0);
+    });
+
     it('consumer group: a member that dies without acking has its entries taken over after claimIdleMs', async () => {
       const backbone = await open();
       const key = scope();
