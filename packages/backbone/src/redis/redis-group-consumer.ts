@@ -49,9 +49,10 @@ export async function groupStats(redis: Redis, streamKeys: string[], group: stri
 }
 
 /**
- * One member of a consumer group: XREADGROUP over all partitions, XACK after the handlers of a read, and a
- * periodic XAUTOCLAIM pass that takes over entries idle for `claimIdleMs` (their delivery counts
- * read with XPENDING decide when an entry is dead-lettered instead of handled again).
+ * One member of a consumer group: XREADGROUP over all partitions, one XACK round trip after the
+ * handlers of a read, and a periodic XAUTOCLAIM pass that takes over entries idle for `claimIdleMs`
+ * (their delivery counts read with XPENDING decide when an entry is dead-lettered instead of
+ * handled again).
  */
 export class RedisGroupConsumer implements Consumer {
   private stopping = false;
