@@ -22,8 +22,9 @@ export interface CoreClientOptions {
   /** The HTTP leg. @defaultValue an undici keep-alive agent (createCoreTransport) */
   transport?: CoreTransport;
   /**
-   * Authorize calls to core in flight at once; authorizations beyond them wait and then share one
-   * call to the batch endpoint (see AuthorizeCoalescer). @defaultValue 2
+   * Authorize calls to core in flight at once (a call unanswered after 25 ms no longer counts);
+   * authorizations beyond them wait and then share one call to the batch endpoint (see
+   * AuthorizeCoalescer). @defaultValue 1
    */
   authorizeConcurrency?: number;
   /** Told the duration and outcome of every call (for latency and failure metrics). */
@@ -140,7 +141,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
       return parsed.success ? parsed.data : unavailable(new Error("a decision in core's authorize batch answer failed validation"));
     });
   }
-  const authorizations = new AuthorizeCoalescer(sendAuthorizations, { maxConcurrent: options.authorizeConcurrency ?? 2 });
+  const authorizations = new AuthorizeCoalescer(sendAuthorizations, options.authorizeConcurrency === undefined ? {} : { maxConcurrent: options.authorizeConcurrency });
 
   const client: CoreClient = {
     authorize: (input, callOptions) =>

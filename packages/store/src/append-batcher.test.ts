@@ -7,7 +7,7 @@ const options = { newRoomId: 'R', now: new Date(0) };
 const scope = (room: string) => ({ repositoryId: room, branchId: null });
 
 /** Drives the batcher with a commit that records its batches and is released by hand. */
-function recordingBatcher(maxConcurrent: number, maxBatch = 64) {
+function recordingBatcher(maxConcurrent: number, maxBatch = 64, stall: { stalledAfterMs?: number; maxInFlight?: number } = {}) {
   const batches: Array<{ items: PendingAppend[]; release: () => void }> = [];
   let running = 0;
   let maxRunning = 0;
@@ -24,7 +24,8 @@ function recordingBatcher(maxConcurrent: number, maxBatch = 64) {
           },
         });
       }),
-    { maxConcurrent, maxBatch },
+    // Nothing stalls unless a test says so: these tests hold transactions for a few turns.
+    { maxConcurrent, maxBatch, stalledAfterMs: 60_000, ...stall },
   );
   return { batcher, batches, maxRunning: () => maxRunning };
 }
@@ -106,6 +107,31 @@ describe('AppendBatcher', () => {
     const secondTurn = ['C', 'A'].map((room, i) => batcher.submit({ scope: scope(room), message: message(`2-${i}`), options }));
     await Promise.all(secondTurn);
     expect(batches.map((b) => b.map((i) => i.message.idempotencyKey))).to.deep.equal([['1-0', '1-1', '1-2'], ['2-0', '2-1']]);
+  });
+
+  it('lets other rooms past a stalled transaction, never its own room, and caps transactions in flight', async () => {
+    const { batcher, batches } = recordingBatcher(1, 64, { stalledAfterMs: 20, maxInFlight: 2 });
+    const slow = batcher.submit({ scope: scope('A'), message: message('1'), options });
+    const queued = [['A', '2'], ['B', '3']].map(([room, key]) => batcher.submit({ scope: scope(room!), message: message(key!), options }));
+    await tick();
+    expect(batches, 'before the stall').to.have.length(1);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(batches.map((b) => b.items.map((i) => i.message.idempotencyKey)), 'after the stall').to.deep.equal([['1'], ['3']]);
+    const more = batcher.submit({ scope: scope('C'), message: message('4'), options });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(batches, 'two in flight, both stalled: the cap holds').to.have.length(2);
+    batches[1]!.release();
+    await queued[1];
+    await tick();
+    // A lane is free again; room A's next append still waits for A's stalled transaction.
+    expect(batches.map((b) => b.items.map((i) => i.message.idempotencyKey))).to.deep.equal([['1'], ['3'], ['4']]);
+    batches[2]!.release();
+    batches[0]!.release();
+    await slow;
+    await tick();
+    expect(batches.map((b) => b.items.map((i) => i.message.idempotencyKey))).to.deep.equal([['1'], ['3'], ['4'], ['2']]);
+    batches[3]!.release();
+    await Promise.all([...queued, more]);
   });
 
   it('without startOnNextTurn, an append to an idle batcher starts at once', async () => {

@@ -10,8 +10,16 @@ export interface PendingAppend {
 export interface AppendBatcherOptions {
   /** Most appends one transaction carries. @defaultValue 64 */
   maxBatch?: number;
-  /** Most append transactions this process runs at once. @defaultValue 2 */
+  /** Most append transactions this process runs at once, not counting stalled ones. @defaultValue 2 */
   maxConcurrent?: number;
+  /**
+   * A transaction still running after this long is stalled: it stops holding its lane, so appends
+   * to other rooms are not held up behind one slow statement (a long lock wait, a slow fsync).
+   * @defaultValue 50
+   */
+  stalledAfterMs?: number;
+  /** Most append transactions this process runs at once, stalled ones included. @defaultValue 4 */
+  maxInFlight?: number;
   /**
    * Start a transaction only after the current event-loop turn, so that every append submitted in
    * it joins, even when no transaction is running for them to queue behind. Without it, an idle
@@ -33,9 +41,13 @@ export interface AppendBatcherOptions {
 export class AppendBatcher {
   private queue: Entry[] = [];
   private readonly roomsInFlight = new Set<string>();
-  private running = 0;
+  /** Transactions holding a lane (running and not stalled). */
+  private active = 0;
+  private inFlight = 0;
   private readonly maxBatch: number;
   private readonly maxConcurrent: number;
+  private readonly stalledAfterMs: number;
+  private readonly maxInFlight: number;
   private readonly startOnNextTurn: boolean;
   private pumpScheduled = false;
 
@@ -45,6 +57,8 @@ export class AppendBatcher {
   ) {
     this.maxBatch = options.maxBatch ?? 64;
     this.maxConcurrent = options.maxConcurrent ?? 2;
+    this.stalledAfterMs = options.stalledAfterMs ?? 50;
+    this.maxInFlight = Math.max(this.maxConcurrent, options.maxInFlight ?? 4);
     this.startOnNextTurn = options.startOnNextTurn ?? false;
   }
 
@@ -69,10 +83,9 @@ export class AppendBatcher {
   }
 
   private pump(): void {
-    while (this.running < this.maxConcurrent && this.queue.length > 0) {
+    while (this.active < this.maxConcurrent && this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.takeBatch();
       if (batch.length === 0) return;
-      this.running += 1;
       void this.run(batch);
     }
   }
@@ -96,14 +109,24 @@ export class AppendBatcher {
   }
 
   private async run(batch: Entry[]): Promise<void> {
+    this.active += 1;
+    this.inFlight += 1;
+    let stalled = false;
+    const stallTimer = setTimeout(() => {
+      stalled = true;
+      this.active -= 1;
+      this.schedulePump();
+    }, this.stalledAfterMs);
     try {
       const outcomes = await this.commit(batch.map(({ scope, message, options }) => ({ scope, message, options })));
       batch.forEach((entry, i) => entry.settle.resolve(outcomes[i]!));
     } catch (err) {
       for (const entry of batch) entry.settle.reject(err);
     } finally {
+      clearTimeout(stallTimer);
       for (const entry of batch) this.roomsInFlight.delete(entry.roomKey);
-      this.running -= 1;
+      if (!stalled) this.active -= 1;
+      this.inFlight -= 1;
       this.schedulePump();
     }
   }
