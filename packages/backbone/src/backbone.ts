@@ -4,16 +4,23 @@
  * something and re-reads the database; the backbone may drop or repeat under faults, never invent.
  */
 
-/** The two event families; each is partitioned and consumed on its own. */
-export type Channel = 'messages' | 'notifications';
+/**
+ * The event families; each is partitioned and consumed on its own. `messages`: every committed
+ * message, for the stream gateways. `mentions`: the committed messages that mention anyone, for the
+ * notifier (see message-events.ts). `notifications`: inbox entries, for the stream gateways.
+ */
+export type Channel = 'messages' | 'mentions' | 'notifications';
 
-export const CHANNELS: readonly Channel[] = ['messages', 'notifications'];
+export const CHANNELS: readonly Channel[] = ['messages', 'mentions', 'notifications'];
 
 export interface BackboneEvent {
   channel: Channel;
-  /** Room id for messages; inbox key for notifications. The partitioning key: order is kept per scope. */
+  /** Room id for messages and mentions; inbox key for notifications. The partitioning key: order is kept per scope. */
   scopeKey: string;
-  /** Per-scope contiguous sequence (1, 2, 3 ...) assigned by the database at commit. */
+  /**
+   * Per-scope contiguous sequence (1, 2, 3 ...) assigned by the database at commit. A `mentions`
+   * event carries its message's room seq: increasing per room, with gaps.
+   */
   seq: number;
   /** JSON payload, opaque to the backbone. */
   data: string;

@@ -5,7 +5,7 @@ import { InProcessBackbone } from '@chat/backbone';
 import { createStore, migrate, openDatabase } from '@chat/store';
 import { expect } from 'chai';
 import { createNotifierRuntime } from './runtime.ts';
-import { appendMessage, assertTotalOrder, inboxOf, listInbox, mention, messageEvent, openWorld, waitFor, type TestWorld } from './test-support/notifier-harness.ts';
+import { appendMessage, assertTotalOrder, inboxOf, listInbox, mention, messageEvents, openWorld, waitFor, type TestWorld } from './test-support/notifier-harness.ts';
 
 /** The all-in-one shape: PGlite in a folder and the in-process backbone, started in this process. */
 describe('notifier embedded (PGlite, in-process backbone)', function () {
@@ -28,7 +28,7 @@ describe('notifier embedded (PGlite, in-process backbone)', function () {
       const sent: string[] = [];
       for (let i = 0; i < 20; i++) {
         const message = await appendMessage(store, { repositoryId: world.repositoryId, branchId: i % 2 ? world.branchId : null }, [mention('human', 'u_bob', 0, 4), mention('bot', 'b_ci', 5, 8)]);
-        await backbone.publish([messageEvent(message)]);
+        await backbone.publish(messageEvents(message));
         sent.push(message.messageId);
       }
       const keys = [inboxOf(world.repositoryId, 'human', 'u_bob'), inboxOf(world.repositoryId, 'bot', 'b_ci')];

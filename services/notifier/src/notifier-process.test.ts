@@ -9,7 +9,7 @@ import {
   inboxOf,
   listInbox,
   mention,
-  messageEvent,
+  messageEvents,
   openWorld,
   redisBackbone,
   SERVICE_TOKEN,
@@ -78,7 +78,7 @@ describe('notifier process', function () {
           appendMessage(world.store, { repositoryId: world.repositoryId, branchId: i % 100 === 0 ? world.branchId : null }, targets.map(([kind, id], t) => mention(kind, id, t * 10, t * 10 + 4))),
         ),
       );
-      await publisher.publish(batch.map(messageEvent));
+      await publisher.publish(batch.flatMap(messageEvents));
       sent.push(...batch.map((m) => m.messageId));
     }
 

@@ -9,7 +9,7 @@ import {
   inboxOf,
   listInbox,
   mention,
-  messageEvent,
+  messageEvents,
   openWorld,
   redisBackbone,
   waitFor,
@@ -51,7 +51,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     const publisher = redisBackbone(prefix);
     const body = '@bob and @ci, again @bob';
     const message = await appendMessage(world.store, repo(), [mention('human', 'u_bob', 0, 4), mention('bot', 'b_ci', 9, 12), mention('human', 'u_bob', 20, 24)], body);
-    await publisher.publish([messageEvent(message)]);
+    await publisher.publish(messageEvents(message));
     const bob = inboxOf(world.repositoryId, 'human', 'u_bob');
     await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
     const [notification] = (await listInbox(world.store, bob)).filter((n) => n.messageId === message.messageId);
@@ -60,6 +60,27 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     const ci = (await listInbox(world.store, inboxOf(world.repositoryId, 'bot', 'b_ci'))).filter((n) => n.messageId === message.messageId);
     expect(ci.map((n) => n.spans)).to.deep.equal([[{ startByte: 9, endByte: 12 }]]);
     expect((await runtime.metrics.registry.getSingleMetricAsString('chat_notifier_fanouts_total'))).to.match(/path="backbone",outcome="done"} 1/);
+    await publisher.close();
+  });
+
+  it('reads only the mentions channel: a message without mentions never reaches it', async function () {
+    const prefix = `t-${ulid()}`;
+    const backbone = redisBackbone(prefix);
+    const consumed: string[] = [];
+    const consume = backbone.consume.bind(backbone);
+    backbone.consume = (options, handler) => {
+      consumed.push(options.channel);
+      return consume(options, handler);
+    };
+    await startNotifier(backbone, backboneOnly);
+    const publisher = redisBackbone(prefix);
+    const plain = await appendMessage(world.store, repo(), []);
+    const mentioned = await appendMessage(world.store, repo(), [mention('human', 'u_bob', 0, 4)]);
+    expect(messageEvents(plain).map((e) => e.channel)).to.deep.equal(['messages']);
+    expect(messageEvents(mentioned).map((e) => e.channel)).to.deep.equal(['messages', 'mentions']);
+    await publisher.publish([...messageEvents(plain), ...messageEvents(mentioned)]);
+    await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(mentioned.messageId)) === null);
+    expect(consumed).to.deep.equal(['mentions']);
     await publisher.close();
   });
 
@@ -72,7 +93,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
       { repositoryId: world.repositoryId, branchId: world.branchId },
       [mention('human', 'u_carol', 0, 2), mention('bot', 'b_writer', 3, 5), mention('human', 'u_ghost', 6, 8), mention('human', 'u_alice', 9, 11)],
     );
-    await publisher.publish([messageEvent(message)]);
+    await publisher.publish(messageEvents(message));
     await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
     for (const [kind, id] of [['human', 'u_carol'], ['bot', 'b_writer'], ['human', 'u_ghost']] as const) {
       expect(await world.store.inboxes.find({ repositoryId: world.repositoryId, principalKind: kind, principalId: id })).to.equal(null);
@@ -93,9 +114,9 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     const deps = { store: world.store, core: world.coreClient, backbone: publisher, logger: world.logger, clock: () => new Date() };
     expect((await fanOutMessage(deps, row)).created).to.equal(1);
     expect((await fanOutMessage(deps, row)).created).to.equal(0);
-    await publisher.publish([messageEvent(message), messageEvent(message)]);
+    await publisher.publish([...messageEvents(message), ...messageEvents(message)]);
     await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
-    await publisher.publish([messageEvent(message)]);
+    await publisher.publish(messageEvents(message));
     await new Promise((r) => setTimeout(r, 300));
     const bob = (await listInbox(world.store, inboxOf(world.repositoryId, 'human', 'u_bob'))).filter((n) => n.messageId === message.messageId);
     expect(bob).to.have.length(1);
@@ -157,7 +178,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     const sent = await Promise.all(
       Array.from({ length: 120 }, async (_, i) => {
         const message = await appendMessage(world.store, scopes[i % 2]!, [mention('human', 'u_bob', 0, 4), mention('human', 'u_alice', 5, 9), mention('bot', 'b_ci', 10, 12)]);
-        await publisher.publish([messageEvent(message)]);
+        await publisher.publish(messageEvents(message));
         return message.messageId;
       }),
     );

@@ -7,17 +7,17 @@ import { newUlid } from '@chat/contracts';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics.ts';
 import { FanoutProcessor, type FanoutProcessorSettings } from './workers/fanout-processor.ts';
 import { FanoutSweeper, type FanoutSweeperSettings } from './workers/fanout-sweeper.worker.ts';
-import { startMessagesConsumer, type MessagesConsumerSettings } from './workers/messages-consumer.worker.ts';
+import { startMentionsConsumer, type MentionsConsumerSettings } from './workers/mentions-consumer.worker.ts';
 
 /** Tuning of one notifier; every field has a default (see `NOTIFIER_DEFAULTS`). */
 export interface NotifierSettings {
-  consumer: MessagesConsumerSettings;
+  consumer: MentionsConsumerSettings;
   sweeper: FanoutSweeperSettings;
   processor: FanoutProcessorSettings;
 }
 
 export interface NotifierSettingsInput {
-  consumer?: Partial<MessagesConsumerSettings>;
+  consumer?: Partial<MentionsConsumerSettings>;
   /** The sweeper's lease is the processor's `leaseMs`. */
   sweeper?: Partial<Omit<FanoutSweeperSettings, 'leaseMs'>>;
   processor?: Partial<FanoutProcessorSettings>;
@@ -32,7 +32,7 @@ export const NOTIFIER_DEFAULTS = {
 export interface NotifierRuntimeOptions {
   /** An opened, migrated database (PostgreSQL, or PGlite in the all-in-one). */
   database: Database;
-  /** Where committed messages arrive (Redis Streams, or the in-process backbone in the all-in-one). */
+  /** Where mentions of committed messages arrive (Redis Streams, or the in-process backbone in the all-in-one). */
   backbone: Backbone;
   /** Core's client; the notifier asks it live whether each target may read the message's scope. */
   core: CoreClient;
@@ -72,7 +72,7 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
     processor,
     sweeper,
     async start() {
-      consumer = await startMessagesConsumer(options.backbone, processor, settings.consumer, logger);
+      consumer = await startMentionsConsumer(options.backbone, processor, settings.consumer, logger);
       sweeper.start();
       logger.info({ group: settings.consumer.group, consumer: settings.consumer.consumer }, 'notifier started');
     },

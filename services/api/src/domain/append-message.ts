@@ -123,7 +123,14 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       const message = toMessageResponse(outcome.message);
       deps.faults.afterCommit();
       // The backbone payload of a message is its MessageResponse JSON (the relay makes the same).
-      const published = deps.publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: message.roomId, seq: outcome.message.seq, payload: JSON.stringify(message) });
+      const published = deps.publisher.publishCommitted({
+        outboxId: outcome.outboxId,
+        roomId: message.roomId,
+        seq: outcome.message.seq,
+        messageId: message.messageId,
+        mentionsSomeone: (message.mentions?.length ?? 0) > 0,
+        payload: JSON.stringify(message),
+      });
       await deps.faults.afterPublish(published);
       return { replayed: false, message };
     }

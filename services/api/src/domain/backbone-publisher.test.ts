@@ -3,23 +3,8 @@ import { createLogger } from '@chat/observability';
 import { createStore, migrate, openDatabase, toMessageResponse, type Database, type NewMessage, type Store } from '@chat/store';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
+import { newMessage } from '../test-support/new-message.ts';
 import { BackbonePublisher } from './backbone-publisher.ts';
-
-const newMessage = (i: number): NewMessage => ({
-  senderKind: 'user',
-  senderId: 'u_alice',
-  requestId: ulid(),
-  idempotencyKey: ulid(),
-  bodyMarkdown: `m${i}`,
-  bodyBytes: String(`m${i}`).length,
-  renderedHtml: `<p>m${i}</p>\n`,
-  mentions: null,
-  authorizationDecisionId: null,
-  authorizingSubjectId: null,
-  authorizingSubjectKind: null,
-  botCredentialId: null,
-  botGrantId: null,
-});
 
 describe('BackbonePublisher (embedded database, in-process backbone)', function () {
   this.timeout(60_000);
@@ -44,16 +29,26 @@ describe('BackbonePublisher (embedded database, in-process backbone)', function 
   });
 
   /** Appends `count` messages to one room, one tick apart, and hands each to the publisher as the API does. */
-  async function appendAndPublish(publisher: BackbonePublisher, count: number) {
+  async function appendAndPublish(publisher: BackbonePublisher, count: number, mentionsOf: (i: number) => NewMessage['mentions'] = () => null) {
     const scope = { repositoryId: ulid(), branchId: null };
     const published: Array<Promise<void>> = [];
     const sent: string[] = [];
     for (let i = 0; i < count; i++) {
-      const outcome = await store.messages.append(scope, newMessage(i), { newRoomId: ulid(), now: new Date() });
+      const outcome = await store.messages.append(scope, newMessage(i, mentionsOf(i)), { newRoomId: ulid(), now: new Date() });
       if (outcome.kind !== 'created') throw new Error('expected created');
-      const payload = JSON.stringify(toMessageResponse(outcome.message));
+      const message = toMessageResponse(outcome.message);
+      const payload = JSON.stringify(message);
       sent.push(payload);
-      published.push(publisher.publishCommitted({ outboxId: outcome.outboxId, roomId: outcome.message.roomId, seq: outcome.message.seq, payload }));
+      published.push(
+        publisher.publishCommitted({
+          outboxId: outcome.outboxId,
+          roomId: message.roomId,
+          seq: outcome.message.seq,
+          messageId: message.messageId,
+          mentionsSomeone: (message.mentions?.length ?? 0) > 0,
+          payload,
+        }),
+      );
       await new Promise((r) => setImmediate(r));
     }
     await Promise.all(published);
@@ -76,6 +71,22 @@ describe('BackbonePublisher (embedded database, in-process backbone)', function 
     // 30 publishes over ~30 ticks; their rows leave in a handful of deletes, not 30.
     expect(removeCalls).to.be.within(1, 5);
     await subscription.close();
+  });
+
+  it('publishes a mentions event, with only the message ID, for each message that mentions anyone', async function () {
+    const publisher = new BackbonePublisher(backbone, store.outbox, logger, { removalDelayMs: 10 });
+    const mentions: DeliveredEvent[] = [];
+    const messages: DeliveredEvent[] = [];
+    const subscriptions = [await backbone.subscribe('mentions', (e) => mentions.push(e)), await backbone.subscribe('messages', (e) => messages.push(e))];
+    const bob = [{ principalKind: 'human' as const, principalId: 'u_bob', startByte: 0, endByte: 2 }];
+    const sent = await appendAndPublish(publisher, 6, (i) => (i % 3 === 0 ? bob : null));
+    expect(messages).to.have.length(6);
+    const mentioning = sent.map((payload) => JSON.parse(payload) as { messageId: string; roomId: string }).filter((_, i) => i % 3 === 0);
+    expect(mentions.map((e) => [e.scopeKey, e.seq, JSON.parse(e.data)])).to.deep.equal(
+      mentioning.map((m, k) => [m.roomId, k * 3 + 1, { messageId: m.messageId }]),
+    );
+    await publisher.flush();
+    for (const s of subscriptions) await s.close();
   });
 
   it('deletes what it published at once on flush (shutdown)', async function () {

@@ -1,14 +1,7 @@
-import type { Backbone, BackboneEvent } from '@chat/backbone';
+import { committedMessageEvents, type Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxRepository } from '@chat/store';
-import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
-
-interface CommittedEntry {
-  outboxId: number;
-  roomId: string;
-  seq: number;
-  payload: string;
-}
+import type { CommittedEntry, CommittedMessagePublisher } from './committed-message-publisher.ts';
 
 export interface BackbonePublisherOptions {
   /**
@@ -72,7 +65,7 @@ export class BackbonePublisher implements CommittedMessagePublisher {
   }
 
   private async publish(batch: Array<CommittedEntry & { settle: () => void }>): Promise<void> {
-    const events: BackboneEvent[] = batch.map((e) => ({ channel: 'messages', scopeKey: e.roomId, seq: e.seq, data: e.payload }));
+    const events = batch.flatMap((e) => committedMessageEvents(e, e.payload));
     await this.backbone.publish(events);
     for (const e of batch) {
       e.settle();

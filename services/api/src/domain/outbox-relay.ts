@@ -1,6 +1,6 @@
-import type { Backbone } from '@chat/backbone';
+import { committedMessageEventsFromPayload, type Backbone, type BackboneEvent } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import type { OutboxRepository } from '@chat/store';
+import type { OutboxEntry, OutboxRepository } from '@chat/store';
 
 export interface OutboxRelaySettings {
   /** Entries younger than this are left to the publisher of their own request. @defaultValue 2000 */
@@ -46,11 +46,24 @@ export class OutboxRelay {
     for (;;) {
       const entries = await this.outbox.listStale(new Date(this.clock().getTime() - this.settings.graceMs), this.settings.batchSize);
       if (entries.length === 0) return total;
-      await this.backbone.publish(entries.map((e) => ({ channel: e.channel, scopeKey: e.scopeKey, seq: e.seq, data: e.payload })));
+      await this.backbone.publish(entries.flatMap((e) => this.eventsOf(e)));
       await this.outbox.remove(entries.map((e) => e.id));
       total += entries.length;
       if (entries.length < this.settings.batchSize) return total;
     }
+  }
+
+  /** A message entry is published as the API publishes it (with its `mentions` event, if any). */
+  private eventsOf(entry: OutboxEntry): BackboneEvent[] {
+    if (entry.channel === 'messages') {
+      try {
+        return committedMessageEventsFromPayload(entry.scopeKey, entry.seq, entry.payload);
+      } catch (err) {
+        // Not ours to judge: the gateways get the entry as it is, and the sweeper still finds its mentions.
+        this.logger.warn({ err, outboxId: entry.id }, 'outbox message payload unreadable; published without its mentions event');
+      }
+    }
+    return [{ channel: entry.channel, scopeKey: entry.scopeKey, seq: entry.seq, data: entry.payload }];
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createCoreClient, type CoreClient } from '@chat/authz-client';
-import { RedisStreamsBackbone } from '@chat/backbone';
+import { committedMessageEventsFromPayload, RedisStreamsBackbone, type BackboneEvent } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createLogger, type Logger } from '@chat/observability';
 import { createStore, inboxKey, migrate, openDatabase, toMessageResponse, type Database, type MessageRow, type NotificationRow, type StoredMention, type Store } from '@chat/store';
@@ -100,9 +100,9 @@ export async function appendMessage(
   return outcome.message;
 }
 
-/** The `messages` backbone event the API publishes after committing `message`. */
-export function messageEvent(message: MessageRow) {
-  return { channel: 'messages' as const, scopeKey: message.roomId, seq: message.seq, data: JSON.stringify(toMessageResponse(message)) };
+/** The backbone events the API publishes after committing `message` (its `mentions` event, when it mentions anyone). */
+export function messageEvents(message: MessageRow): BackboneEvent[] {
+  return committedMessageEventsFromPayload(message.roomId, message.seq, JSON.stringify(toMessageResponse(message)));
 }
 
 export function inboxOf(repositoryId: string, principalKind: 'human' | 'bot', principalId: string): string {

@@ -1,0 +1,46 @@
+import type { BackboneEvent } from './backbone.ts';
+
+/** What the backbone needs to know of a committed message. */
+export interface CommittedMessage {
+  roomId: string;
+  /** The message's room seq. */
+  seq: number;
+  messageId: string;
+  /** Whether the message mentions anyone (its `mentions` is not empty). */
+  mentionsSomeone: boolean;
+}
+
+/** The data of a `mentions` event: which message to fan out (the notifier reads the rest from PostgreSQL). */
+export interface MentionEventData {
+  messageId: string;
+}
+
+/**
+ * The events a committed message is published as: its `messages` event (data: its MessageResponse
+ * JSON, `payload`) for the stream gateways, and, when it mentions anyone, a small `mentions` event
+ * for the notifier, so the notifier reads only the messages it has work for.
+ */
+export function committedMessageEvents(message: CommittedMessage, payload: string): BackboneEvent[] {
+  const messageEvent: BackboneEvent = { channel: 'messages', scopeKey: message.roomId, seq: message.seq, data: payload };
+  if (!message.mentionsSomeone) return [messageEvent];
+  const mention: MentionEventData = { messageId: message.messageId };
+  return [messageEvent, { channel: 'mentions', scopeKey: message.roomId, seq: message.seq, data: JSON.stringify(mention) }];
+}
+
+/**
+ * The same from a stored payload alone (the outbox relay's case: it has the MessageResponse JSON).
+ * Throws if the payload is not a MessageResponse.
+ */
+export function committedMessageEventsFromPayload(roomId: string, seq: number, payload: string): BackboneEvent[] {
+  const parsed = JSON.parse(payload) as { messageId?: unknown; mentions?: unknown };
+  if (typeof parsed.messageId !== 'string') throw new Error(`message payload of ${roomId}#${seq} has no messageId`);
+  const mentionsSomeone = Array.isArray(parsed.mentions) && parsed.mentions.length > 0;
+  return committedMessageEvents({ roomId, seq, messageId: parsed.messageId, mentionsSomeone }, payload);
+}
+
+/** Reads a `mentions` event's data; throws on anything else. */
+export function parseMentionEventData(data: string): MentionEventData {
+  const parsed = JSON.parse(data) as { messageId?: unknown };
+  if (typeof parsed.messageId !== 'string') throw new Error('mentions event without a messageId');
+  return { messageId: parsed.messageId };
+}

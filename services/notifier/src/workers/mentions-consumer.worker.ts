@@ -1,0 +1,54 @@
+import { parseMentionEventData, type Backbone, type Consumer, type DeliveredEvent } from '@chat/backbone';
+import type { Logger } from '@chat/observability';
+import type { FanoutProcessor } from './fanout-processor.ts';
+
+export interface MentionsConsumerSettings {
+  /** Consumer group shared by every notifier. @defaultValue 'notifier' */
+  group: string;
+  /** This process's member name, unique in the group. */
+  consumer: string;
+  /** @defaultValue 64 */
+  batchSize: number;
+  /** Messages fanned out at once (their notifications carry their own per-inbox order). */
+  concurrency: number;
+  /** Entries a crashed member left pending are taken over after this long. @defaultValue 30000 */
+  claimIdleMs: number;
+  /** Deliveries of one entry before the backbone dead-letters it. @defaultValue 5 */
+  maxDeliveries: number;
+  /**
+   * Pause after a short read, so each read and its acknowledgement carry several events instead of
+   * one round trip each. Adds at most this much to mention latency. @defaultValue 5
+   */
+  lingerMs: number;
+}
+
+/**
+ * The low-latency path: every committed message that mentions anyone arrives as a `mentions` event
+ * through the `notifier` consumer group, and its fan-out row is claimed and run. Messages without
+ * mentions never reach the notifier. The row, not the event, is the record: an event lost in Redis
+ * leaves the row to the sweeper, and a row already done or held by another worker makes the event a
+ * no-op.
+ */
+export async function startMentionsConsumer(
+  backbone: Backbone,
+  processor: FanoutProcessor,
+  settings: MentionsConsumerSettings,
+  logger: Logger,
+): Promise<Consumer> {
+  return backbone.consume(
+    {
+      channel: 'mentions',
+      group: settings.group,
+      consumer: settings.consumer,
+      batchSize: settings.batchSize,
+      concurrency: settings.concurrency,
+      claimIdleMs: settings.claimIdleMs,
+      maxDeliveries: settings.maxDeliveries,
+      lingerMs: settings.lingerMs,
+      onError: (err) => logger.warn({ err }, 'mentions consumer error'),
+    },
+    async (event: DeliveredEvent) => {
+      await processor.claimAndProcess(parseMentionEventData(event.data).messageId);
+    },
+  );
+}
