@@ -8,6 +8,7 @@ import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-pr
 import { freePort } from '../harness/free-port.ts';
 import { testConfig } from '../harness/test-config.ts';
 import { createScratchDatabase } from '../harness/scratch-database.ts';
+import { deleteRedisKeys } from '../harness/redis-keyspace.ts';
 
 export type BenchMode = 'all-in-one' | 'distributed';
 
@@ -105,7 +106,9 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     await core.putFixture(document);
     const database = await createScratchDatabase('bench');
     cleanups.push(() => database.drop());
-    const shared = { ...BENCH_ENV, DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: `bench-${ulid().toLowerCase()}`, CORE_URL: devCore.url, HOST: '127.0.0.1' };
+    const keyPrefix = `bench-${ulid().toLowerCase()}`;
+    cleanups.push(async () => void (await deleteRedisKeys(keyPrefix)));
+    const shared = { ...BENCH_ENV, DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: keyPrefix, CORE_URL: devCore.url, HOST: '127.0.0.1' };
     const start = async (role: 'api' | 'gateway' | 'notifier', script: string, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const adminPort = await freePort();

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { ulid } from 'ulid';
+import { deleteRedisKeys } from './redis-keyspace.ts';
 import { ApiClient } from './api-client.ts';
 import { ChildService } from './child-service.ts';
 import { DevCoreClient } from './dev-core-client.ts';
@@ -159,6 +160,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     for (const client of apiClients) client.close();
     await Promise.all([...apis, ...gateways].map((s) => s.stop(2000)));
     await devCore.stop();
+    // Only the shared Redis: a test's private instance (options.redisUrl) goes away with it.
+    if (options.redisUrl === undefined) await deleteRedisKeys(keyPrefix).catch(() => undefined);
   };
   const started = await Promise.allSettled([...apis, ...gateways].map((s) => s.start()));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');

@@ -4,6 +4,7 @@ import { DevCoreClient, type MintRequest } from './dev-core-client.ts';
 import { SharedFixture, type Scenario } from './fixture-factory.ts';
 import { ulid } from 'ulid';
 import { createScratchDatabase } from './scratch-database.ts';
+import { deleteRedisKeys } from './redis-keyspace.ts';
 import { testConfig } from './test-config.ts';
 
 /** The two ways the service runs: embedded (PGlite, in-process backbone) or on PostgreSQL and Redis. */
@@ -19,9 +20,13 @@ export const MODES: readonly Mode[] = ['embedded', 'postgres'];
 export async function deploymentEnv(mode: Mode, label: string): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   if (mode === 'embedded') return { env: {}, drop: async () => undefined };
   const database = await createScratchDatabase(label);
+  const keyPrefix = `${label}-${ulid().toLowerCase()}`;
   return {
-    env: { DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: `${label}-${ulid().toLowerCase()}` },
-    drop: () => database.drop(),
+    env: { DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: keyPrefix },
+    drop: async () => {
+      await database.drop();
+      await deleteRedisKeys(keyPrefix).catch(() => undefined);
+    },
   };
 }
 
