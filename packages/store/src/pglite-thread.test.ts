@@ -89,6 +89,25 @@ describe('PGlite on its own thread', () => {
     expect(isStoreUnavailable(err)).to.equal(false);
   });
 
+  it('initializes a fresh data directory on a thread that then exits, and keeps only an opened database in memory', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'chat-pglite-fresh-'));
+    const rssBefore = process.memoryUsage().rss;
+    const db = await startPgliteThread(join(fresh, 'data'));
+    try {
+      await db.exec('CREATE TABLE kept (id integer)');
+      await db.query('INSERT INTO kept VALUES (1)');
+      // initdb alone grows PGlite's memory to ~800 MB; an opened database holds ~300 MB.
+      const grownMiB = (process.memoryUsage().rss - rssBefore) / 1048576;
+      expect(grownMiB, 'RSS growth in MiB').to.be.below(500);
+    } finally {
+      await db.close();
+    }
+    const reopened = await startPgliteThread(join(fresh, 'data'));
+    expect((await reopened.query<{ id: number }>('SELECT id FROM kept')).rows).to.deep.equal([{ id: 1 }]);
+    await reopened.close();
+    await rm(fresh, { recursive: true, force: true });
+  });
+
   it('fails every call after close with an error the store reports as unavailable', async () => {
     const other = await startPgliteThread(undefined);
     await other.close();

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /** What the store asks of PGlite: the part of its interface that drizzle and sql-client.ts use. */
@@ -44,8 +46,23 @@ interface Reply {
  *
  * When the thread dies, every call in flight and every later one fails with "PGlite is closed",
  * which the store reports as STORE_UNAVAILABLE.
+ *
+ * A data directory that does not hold a database yet is first initialized by a thread of its own,
+ * which then exits: initdb grows PGlite's WebAssembly memory to ~800 MB, which it never gives
+ * back, while a PGlite opened on an initialized directory holds ~300 MB. The process keeps the
+ * smaller one for its lifetime (an in-memory database has nowhere to keep initdb's work).
  */
 export async function startPgliteThread(dataDir: string | undefined): Promise<PgliteHandle> {
+  if (dataDir !== undefined && !holdsDatabase(dataDir)) await (await spawnPgliteThread(dataDir)).close();
+  return spawnPgliteThread(dataDir);
+}
+
+/** A directory PostgreSQL initialized has its version file (PGlite also takes URLs such as memory://). */
+function holdsDatabase(dataDir: string): boolean {
+  return dataDir.includes('://') || existsSync(join(dataDir, 'PG_VERSION'));
+}
+
+async function spawnPgliteThread(dataDir: string | undefined): Promise<PgliteHandle> {
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir } });
   const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   let nextId = 1;
