@@ -73,36 +73,6 @@ describe('AuthorizeCoalescer', () => {
     expect(core.calls.flatMap((c) => c.ids)).to.have.length(14);
   });
 
-  it('sends at once at a trickle, and under a steady stream waits lingerMs so that one call carries what arrives', async () => {
-    const sent: Array<{ at: number; ids: string[] }> = [];
-    const started = performance.now();
-    const coalescer = new AuthorizeCoalescer(
-      async (calls) => {
-        sent.push({ at: performance.now() - started, ids: calls.map((c) => c.requestId!) });
-        return calls.map((c) => allow(c.requestId));
-      },
-      { lingerMs: 30 },
-    );
-    // A trickle: one authorization every 50 ms, each its own call, sent as it arrives.
-    for (let i = 0; i < 3; i++) {
-      const submitted = performance.now() - started;
-      await coalescer.submit(callFor(`t${i}`));
-      expect(sent.at(-1)!.at - submitted, 'sent at once').to.be.below(15);
-      await sleep(50);
-    }
-    // A steady stream, one every ~2 ms: calls wait and carry several.
-    const stream: Array<Promise<AuthorizationDecision>> = [];
-    for (let i = 0; i < 120; i++) {
-      stream.push(coalescer.submit(callFor(`s${i}`)));
-      await sleep(2);
-    }
-    await Promise.all(stream);
-    const streamCalls = sent.slice(3);
-    expect(streamCalls.flatMap((c) => c.ids)).to.have.length(120);
-    // Without the wait each would go alone: the sender answers within the same turn.
-    expect(streamCalls.length, 'calls for 120 authorizations').to.be.below(50);
-  });
-
   it('fails every caller of a call that throws, and only the caller whose answer is an Error', async () => {
     const coalescer = new AuthorizeCoalescer(async (calls) => {
       if (calls.some((c) => c.requestId === 'boom')) throw new Error('core is down');

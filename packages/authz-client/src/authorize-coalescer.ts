@@ -24,16 +24,7 @@ export interface AuthorizeCoalescerOptions {
   maxInFlight?: number;
   /** Most authorizations one call carries (core takes up to 100). @defaultValue 64 */
   maxBatch?: number;
-  /**
-   * When authorizations arrive faster than one per this long, a call waits this long for more
-   * before it leaves, so it carries more of them: fewer calls for the API and for core. At a
-   * slower rate a call leaves at once. 0 turns the wait off. @defaultValue 1
-   */
-  lingerMs?: number;
 }
-
-/** Arrival gaps longer than this count as this long: one pause must not take ages to forget. */
-const MAX_COUNTED_GAP_MS = 1000;
 
 /**
  * Shares core calls between concurrent authorizations. While fewer than `maxConcurrent` calls are in
@@ -42,9 +33,7 @@ const MAX_COUNTED_GAP_MS = 1000;
  * carries the whole queue. Every authorization still gets its own live decision from core: only the
  * HTTP call is shared, which on a busy API was a fifth of its CPU. One lane by default: with two,
  * calls carried half as many authorizations each, and the API and core spent ~10 % more CPU per
- * append; the stall rule keeps one lane from being a single point of delay. Under a steady stream
- * of authorizations (more than one per `lingerMs`) a call also waits `lingerMs` before it leaves,
- * which made calls carry ~40 % more authorizations; a trickle never waits.
+ * append; the stall rule keeps one lane from being a single point of delay.
  */
 export class AuthorizeCoalescer {
   private queue: Array<{ call: AuthorizeCall; resolve(decision: AuthorizationDecision): void; reject(err: unknown): void }> = [];
@@ -55,11 +44,6 @@ export class AuthorizeCoalescer {
   private readonly stalledAfterMs: number;
   private readonly maxInFlight: number;
   private readonly maxBatch: number;
-  private readonly lingerMs: number;
-  /** Moving average of the time between authorizations, to tell a busy stream of them from a trickle. */
-  private meanGapMs = MAX_COUNTED_GAP_MS;
-  private lastArrivalMs = Number.NEGATIVE_INFINITY;
-  private lingerTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly send: AuthorizeSender,
@@ -69,13 +53,9 @@ export class AuthorizeCoalescer {
     this.stalledAfterMs = options.stalledAfterMs ?? 25;
     this.maxInFlight = Math.max(this.maxConcurrent, options.maxInFlight ?? 4);
     this.maxBatch = options.maxBatch ?? 64;
-    this.lingerMs = options.lingerMs ?? 1;
   }
 
   submit(call: AuthorizeCall): Promise<AuthorizationDecision> {
-    const now = performance.now();
-    this.meanGapMs = 0.8 * this.meanGapMs + 0.2 * Math.min(now - this.lastArrivalMs, MAX_COUNTED_GAP_MS);
-    this.lastArrivalMs = now;
     return new Promise<AuthorizationDecision>((resolve, reject) => {
       this.queue.push({ call, resolve, reject });
       this.pump();
@@ -83,26 +63,7 @@ export class AuthorizeCoalescer {
   }
 
   private pump(): void {
-    if (this.lingerTimer !== undefined) {
-      if (this.queue.length < this.maxBatch) return;
-      clearTimeout(this.lingerTimer);
-      this.lingerTimer = undefined;
-    } else if (this.lingerMs > 0 && this.meanGapMs < this.lingerMs && this.queue.length < this.maxBatch && this.canSend()) {
-      this.lingerTimer = setTimeout(() => {
-        this.lingerTimer = undefined;
-        this.dispatch();
-      }, this.lingerMs);
-      return;
-    }
-    this.dispatch();
-  }
-
-  private canSend(): boolean {
-    return this.active < this.maxConcurrent && this.inFlight < this.maxInFlight && this.queue.length > 0;
-  }
-
-  private dispatch(): void {
-    while (this.canSend()) {
+    while (this.active < this.maxConcurrent && this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       void this.run(batch);
     }
