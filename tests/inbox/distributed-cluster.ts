@@ -5,6 +5,7 @@ import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-pr
 import { freePort } from '../harness/free-port.ts';
 import { testConfig } from '../harness/test-config.ts';
 import { createScratchDatabase } from '../harness/scratch-database.ts';
+import { deleteRedisKeys } from '../harness/redis-keyspace.ts';
 
 export type Role = 'api' | 'gateway' | 'notifier';
 
@@ -61,6 +62,7 @@ export async function startDistributedCluster(shape: ClusterShape): Promise<Dist
     await Promise.allSettled(handles.map((h) => h.service.stop()));
     await devCore.stop();
     await database.drop();
+    await deleteRedisKeys(keyPrefix).catch(() => undefined);
   };
   const shared = {
     DATABASE_URL: database.url,

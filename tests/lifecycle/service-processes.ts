@@ -11,6 +11,7 @@ import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-pr
 import { SharedFixture } from '../harness/fixture-factory.ts';
 import { freePort } from '../harness/free-port.ts';
 import { createScratchDatabase } from '../harness/scratch-database.ts';
+import { deleteRedisKeys } from '../harness/redis-keyspace.ts';
 import { testConfig } from '../harness/test-config.ts';
 
 /** One started service process and the URLs it answers on. */
@@ -88,6 +89,7 @@ export async function startLifecycleWorld(): Promise<LifecycleWorld> {
       await Promise.all(started.map((p) => p.service.stop()));
       await devCore.stop();
       await database.drop();
+      await deleteRedisKeys(prefix).catch(() => undefined);
     },
   };
 }
