@@ -32,8 +32,8 @@ export interface AuthorizeCoalescerOptions {
  * one call per request; beyond that authorizations queue, and when a call returns the next one
  * carries the whole queue. Every authorization still gets its own live decision from core: only the
  * HTTP call is shared, which on a busy API was a fifth of its CPU. One lane by default: with two,
- * calls carried half as many authorizations each, and the API and core spent ~10 % more CPU per
- * append; the stall rule keeps one lane from being a single point of delay.
+ * a call carried ~3 authorizations instead of ~4, and the API and core spent more CPU per append
+ * (docs/benchmarks.md, session 6); the stall rule keeps one lane from being a single point of delay.
  */
 export class AuthorizeCoalescer {
   private queue: Array<{ call: AuthorizeCall; resolve(decision: AuthorizationDecision): void; reject(err: unknown): void }> = [];
