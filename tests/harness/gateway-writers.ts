@@ -6,9 +6,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Appends `count` messages one after another through alternating API processes, retrying a failed
- * request with the same key; returns the messages the API acknowledged (201, or 200 on a retry).
+ * request with the same key on the next process for up to `retryForMs` (long enough for a killed
+ * API to come back); returns the messages the API acknowledged (201, or 200 on a retry).
  */
-export async function writeMessages(apis: ApiClient[], scope: RoomScope, token: string, label: string, count: number, paceMs: number): Promise<MessageResponse[]> {
+export async function writeMessages(apis: ApiClient[], scope: RoomScope, token: string, label: string, count: number, paceMs: number, retryForMs = 20_000): Promise<MessageResponse[]> {
   const acknowledged: MessageResponse[] = [];
   for (let i = 0; i < count; i += 1) {
     const key = ulid();
@@ -20,7 +21,7 @@ export async function writeMessages(apis: ApiClient[], scope: RoomScope, token: 
         acknowledged.push(answer.body);
         break;
       }
-      if (attempt > 20) throw new Error(`${label} #${i} never acknowledged: ${answer instanceof Error ? answer.message : `${answer.status} ${answer.text}`}`);
+      if (Date.now() - started > retryForMs) throw new Error(`${label} #${i} never acknowledged: ${answer instanceof Error ? answer.message : `${answer.status} ${answer.text}`}`);
       await sleep(50);
     }
     const left = paceMs - (Date.now() - started);

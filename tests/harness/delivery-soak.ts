@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import type { MessageResponse } from '@chat/contracts';
+import { roomPath } from './api-client.ts';
+import type { GatewayCluster } from './gateway-cluster.ts';
+import { writeMessages } from './gateway-writers.ts';
+import { checkDeliveries, isClean, printReport, readRoomHistory, sumReports, type DeliveryReport } from './sse-delivery-check.ts';
+import { ResumingSseClient } from './sse-resuming-client.ts';
+import { seededRandom } from './seeded-random.ts';
+import { testConfig } from './test-config.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface DeliverySoakOptions {
+  /** Name of the run in the printed report. */
+  title: string;
+  clients: number;
+  writers: number;
+  /** Messages in all, split evenly over the writers. */
+  messages: number;
+  /**
+   * The faults, run while the writers append: resolves (after `writing` settles, or earlier) with
+   * what it did, for the report.
+   */
+  chaos(context: { random: () => number; writing: Promise<unknown> }): Promise<Record<string, unknown>>;
+  /** Every client made, so an `after` hook can stop them when the run fails half-way. */
+  clientRegistry: ResumingSseClient[];
+}
+
+export interface DeliverySoakResult {
+  total: ReturnType<typeof sumReports>;
+  reports: DeliveryReport[];
+  /** Connections opened by all clients together. */
+  connections: number;
+  /** Answers a client could not recover from. */
+  fatal: string[];
+  chaos: Record<string, unknown>;
+  /** The seed, and how to rerun with it, for assertion messages. */
+  context: string;
+}
+
+/**
+ * The delivery soak of reliability tests 1 and 3 (issue #3): `clients` resuming clients stream one
+ * repository room through randomly chosen gateways, reconnecting at random moments with
+ * `Last-Event-ID`, while `writers` append `messages` through every API process (a failed append is
+ * retried with the same key on the next one) and `chaos` breaks processes. Then it checks that the
+ * room holds exactly the acknowledged messages and compares what every client received with the
+ * room's list order.
+ */
+export async function runDeliverySoak(cluster: GatewayCluster, options: DeliverySoakOptions): Promise<DeliverySoakResult> {
+  const seed = testConfig.concurrencySeed;
+  const random = seededRandom(seed);
+  const context = `seed ${seed} (rerun with CONCURRENCY_SEED=${seed})`;
+  const { scenario, actors } = await cluster.scenario();
+  const scope = { repositoryId: scenario.repositoryId };
+  const readerToken = await actors.reader();
+  const writerTokens = [await actors.writer(), await actors.appendBot()];
+
+  const clients: ResumingSseClient[] = [];
+  for (let i = 0; i < options.clients; i += 1) {
+    const client = new ResumingSseClient({
+      pickBase: () => cluster.gateways[Math.floor(random() * cluster.gateways.length)]!.url,
+      path: `${roomPath(scope)}/events`,
+      token: readerToken,
+      random,
+      reconnectAfterMs: [300, 2500],
+    });
+    clients.push(client);
+    options.clientRegistry.push(client);
+    client.start();
+  }
+
+  const t0 = Date.now();
+  const perWriter = options.messages / options.writers;
+  const writing = Promise.all(
+    Array.from({ length: options.writers }, (_, w) => writeMessages(cluster.apiClients, scope, writerTokens[w % 2]!, `writer ${w}`, perWriter, 0)),
+  );
+  const [written, chaos] = await Promise.all([writing, options.chaos({ random, writing })]);
+  const writeSeconds = (Date.now() - t0) / 1000;
+  const acknowledged = written.flat();
+  expect(new Set(acknowledged.map((m) => m.messageId)).size, 'every append acknowledged once').to.equal(options.messages);
+
+  const history = await readRoomHistory(cluster.apiClients.find((_, i) => cluster.apis[i]!.running) ?? cluster.apiClients[0]!, scope, readerToken);
+  expect(history.map((m) => m.messageId).sort(), 'the room holds exactly the acknowledged messages').to.deep.equal(acknowledged.map((m) => m.messageId).sort());
+
+  // Delivery catches up within seconds once writing stops.
+  const deadline = Date.now() + 30_000;
+  const complete = (c: ResumingSseClient) => new Set(c.received.map((r) => (JSON.parse(r.data) as MessageResponse).messageId)).size >= options.messages;
+  while (Date.now() < deadline && !clients.every(complete)) await sleep(200);
+  await Promise.all(clients.map((c) => c.stop()));
+
+  const reports = clients.map((c) => checkDeliveries(history, c.received));
+  const total = sumReports(reports);
+  const connections = clients.reduce((n, c) => n + c.connections, 0);
+  const refusals = clients.reduce((n, c) => n + [...c.refusals.values()].reduce((a, b) => a + b, 0), 0);
+  printReport(options.title, { ...total, connections, refusals, writeSeconds, ...chaos });
+  return { total, reports, connections, fatal: clients.flatMap((c) => c.fatal), chaos, context };
+}
+
+/**
+ * The soak's pass figures: nobody refused for good; 0 lost, duplicated (beyond the one replay
+ * spec rule 7 allows), unexpected, reordered or malformed; and the clients really resumed, many times.
+ */
+export function expectCleanDelivery(result: DeliverySoakResult, clients: number): void {
+  const { total, context } = result;
+  expect(result.fatal, `${context}: clients refused for good`).to.deep.equal([]);
+  expect(
+    { lost: total.lost, duplicated: total.duplicated, unexpected: total.unexpected, reordered: total.reordered, badIds: total.badIds },
+    `${context}: ${JSON.stringify(result.reports.filter((r) => !isClean(r)).slice(0, 3))}`,
+  ).to.deep.equal({ lost: 0, duplicated: 0, unexpected: 0, reordered: 0, badIds: 0 });
+  expect(result.connections, 'clients reconnected many times while writers were busy').to.be.greaterThan(clients * 3);
+}

@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { expectCleanDelivery, runDeliverySoak } from '../harness/delivery-soak.ts';
+import { startGatewayCluster, type GatewayCluster, type RestartableService } from '../harness/gateway-cluster.ts';
+import type { ResumingSseClient } from '../harness/sse-resuming-client.ts';
+
+const CLIENTS = 20;
+const WRITERS = 4;
+const MESSAGES = 2000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Where each API process kills itself (CHAT_TEST_FAULT_EXIT_AFTER_COMMIT): API 0 between commit and publish, API 1 between publish and response. */
+const CRASH_POINTS = ['commit', 'publish'] as const;
+
+/**
+ * Starts `api` again whenever it has died, each time set to kill itself on a new random message
+ * (the 100th to 249th it commits), until stopped; counts the deaths. The first start replaces
+ * the cluster's plain process while writers are busy (a graceful restart, one more disruption).
+ */
+function restartOnCrash(api: RestartableService, point: (typeof CRASH_POINTS)[number], random: () => number) {
+  let stopped = false;
+  let crashes = 0;
+  const crashSetting = () => ({ CHAT_TEST_FAULT_EXIT_AFTER_COMMIT: `${point}:${100 + Math.floor(random() * 150)}` });
+  const loop = (async () => {
+    await api.stop();
+    await api.start(crashSetting());
+    while (!stopped) {
+      if (api.running) {
+        await sleep(20);
+        continue;
+      }
+      crashes += 1;
+      await sleep(50 + random() * 250);
+      await api.start(crashSetting());
+    }
+  })();
+  return {
+    get crashes() {
+      return crashes;
+    },
+    /** Stops restarting, and leaves the API running (without the crash switch) if it was down. */
+    async stop(): Promise<void> {
+      stopped = true;
+      await loop;
+      if (!api.running) await api.start();
+    },
+  };
+}
+
+describe('streams: API SIGKILL soak, between commit and publish and between publish and response (reliability tests 1 and 3)', function () {
+  this.timeout(180_000);
+  let cluster: GatewayCluster;
+  const clients: ResumingSseClient[] = [];
+
+  before(async () => {
+    cluster = await startGatewayCluster({
+      apis: 2,
+      gateways: 2,
+      gatewayEnv: { STREAM_CAP_PER_PRINCIPAL: '1000', GATEWAY_HEARTBEAT_MS: '1000' },
+    });
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.stop()));
+    await cluster?.stop();
+  });
+
+  it(`${CLIENTS} clients through 2 gateways, ${WRITERS} writers × ${MESSAGES / WRITERS} through 2 APIs that SIGKILL themselves after a commit, again and again: every client gets exactly the ${MESSAGES} messages in list order`, async () => {
+    let crashes: number[] = [];
+    const result = await runDeliverySoak(cluster, {
+      title: 'api crash soak',
+      clients: CLIENTS,
+      writers: WRITERS,
+      messages: MESSAGES,
+      clientRegistry: clients,
+      async chaos({ random, writing }) {
+        const supervisors = cluster.apis.map((api, i) => restartOnCrash(api, CRASH_POINTS[i]!, random));
+        // Restarts go on until every append is acknowledged, so a relay is running when delivery is checked.
+        await writing.catch(() => undefined);
+        await Promise.all(supervisors.map((s) => s.stop()));
+        crashes = supervisors.map((s) => s.crashes);
+        return { crashesAfterCommit: crashes[0], crashesAfterPublish: crashes[1] };
+      },
+    });
+    expectCleanDelivery(result, CLIENTS);
+    expect(crashes[0], 'API 0 died between commit and publish several times').to.be.at.least(2);
+    expect(crashes[1], 'API 1 died between publish and response at least once').to.be.at.least(1);
+  });
+});
