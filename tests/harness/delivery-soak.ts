@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { MessageResponse } from '@chat/contracts';
 import { roomPath } from './api-client.ts';
-import type { GatewayCluster } from './gateway-cluster.ts';
+import { startGatewayCluster, type GatewayCluster } from './gateway-cluster.ts';
 import { writeMessages } from './gateway-writers.ts';
 import { checkDeliveries, isClean, printReport, readRoomHistory, sumReports, type DeliveryReport } from './sse-delivery-check.ts';
 import { ResumingSseClient } from './sse-resuming-client.ts';
@@ -10,10 +10,45 @@ import { testConfig } from './test-config.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Registers, in the calling `describe`, the hooks of a soak's setup: 2 API and 2 gateway processes
+ * (caps raised for the soak's clients, a heartbeat every second) started before the tests, and
+ * every client and process stopped after them. Returns the cluster (once started) and the list
+ * that `runDeliverySoak` fills with its clients.
+ */
+export function useSoakCluster(): { cluster: () => GatewayCluster; clients: ResumingSseClient[] } {
+  let cluster: GatewayCluster | undefined;
+  const clients: ResumingSseClient[] = [];
+  before(async () => {
+    cluster = await startGatewayCluster({
+      apis: 2,
+      gateways: 2,
+      gatewayEnv: { STREAM_CAP_PER_PRINCIPAL: '1000', GATEWAY_HEARTBEAT_MS: '1000' },
+    });
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.stop()));
+    await cluster?.stop();
+  });
+  return {
+    cluster: () => {
+      if (!cluster) throw new Error('the soak cluster is not started');
+      return cluster;
+    },
+    clients,
+  };
+}
+
 export interface DeliverySoakOptions {
   /** Name of the run in the printed report. */
   title: string;
   clients: number;
+  /**
+   * How many of the clients keep one connection until the server ends it, so they see live
+   * delivery alone (a reconnecting client also gets anything missed from the store's replay).
+   * @defaultValue 0
+   */
+  steadyClients?: number;
   writers: number;
   /** Messages in all, split evenly over the writers. */
   messages: number;
@@ -22,6 +57,11 @@ export interface DeliverySoakOptions {
    * what it did, for the report.
    */
   chaos(context: { random: () => number; writing: Promise<unknown> }): Promise<Record<string, unknown>>;
+  /**
+   * Runs once writing and `chaos` are done, before the room is read: may append more (a writer's
+   * token is given) and returns what it had acknowledged.
+   */
+  afterWriting?(context: { scope: { repositoryId: string }; token: string }): Promise<MessageResponse[]>;
   /** Every client made, so an `after` hook can stop them when the run fails half-way. */
   clientRegistry: ResumingSseClient[];
 }
@@ -62,7 +102,7 @@ export async function runDeliverySoak(cluster: GatewayCluster, options: Delivery
       path: `${roomPath(scope)}/events`,
       token: readerToken,
       random,
-      reconnectAfterMs: [300, 2500],
+      reconnectAfterMs: i < (options.steadyClients ?? 0) ? undefined : [300, 2500],
     });
     clients.push(client);
     options.clientRegistry.push(client);
@@ -78,13 +118,15 @@ export async function runDeliverySoak(cluster: GatewayCluster, options: Delivery
   const writeSeconds = (Date.now() - t0) / 1000;
   const acknowledged = written.flat();
   expect(new Set(acknowledged.map((m) => m.messageId)).size, 'every append acknowledged once').to.equal(options.messages);
+  acknowledged.push(...((await options.afterWriting?.({ scope, token: writerTokens[0]! })) ?? []));
+  const expected = acknowledged.length;
 
   const history = await readRoomHistory(cluster.apiClients.find((_, i) => cluster.apis[i]!.running) ?? cluster.apiClients[0]!, scope, readerToken);
   expect(history.map((m) => m.messageId).sort(), 'the room holds exactly the acknowledged messages').to.deep.equal(acknowledged.map((m) => m.messageId).sort());
 
   // Delivery catches up within seconds once writing stops.
   const deadline = Date.now() + 30_000;
-  const complete = (c: ResumingSseClient) => new Set(c.received.map((r) => (JSON.parse(r.data) as MessageResponse).messageId)).size >= options.messages;
+  const complete = (c: ResumingSseClient) => new Set(c.received.map((r) => (JSON.parse(r.data) as MessageResponse).messageId)).size >= expected;
   while (Date.now() < deadline && !clients.every(complete)) await sleep(200);
   await Promise.all(clients.map((c) => c.stop()));
 

@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { expectCleanDelivery, runDeliverySoak } from '../harness/delivery-soak.ts';
-import { startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
-import type { ResumingSseClient } from '../harness/sse-resuming-client.ts';
+import { expectCleanDelivery, runDeliverySoak, useSoakCluster } from '../harness/delivery-soak.ts';
 
 const CLIENTS = 20;
 const WRITERS = 4;
@@ -10,22 +8,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('streams: gateway SIGKILL soak (reliability test 1)', function () {
   this.timeout(150_000);
-  let cluster: GatewayCluster;
-  const clients: ResumingSseClient[] = [];
-
-  before(async () => {
-    cluster = await startGatewayCluster({
-      apis: 2,
-      gateways: 2,
-      gatewayEnv: { STREAM_CAP_PER_PRINCIPAL: '1000', GATEWAY_HEARTBEAT_MS: '1000' },
-    });
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.stop()));
-    await cluster?.stop();
-  });
+  const soak = useSoakCluster();
 
   it(`${CLIENTS} clients through 2 gateways (one SIGKILLed and restarted twice), ${WRITERS} writers × ${MESSAGES / WRITERS} through 2 APIs: every client gets exactly the ${MESSAGES} messages in list order`, async () => {
+    const cluster = soak.cluster();
     const victim = cluster.gateways[0]!;
     const kills: number[] = [];
     const result = await runDeliverySoak(cluster, {
@@ -33,7 +19,7 @@ describe('streams: gateway SIGKILL soak (reliability test 1)', function () {
       clients: CLIENTS,
       writers: WRITERS,
       messages: MESSAGES,
-      clientRegistry: clients,
+      clientRegistry: soak.clients,
       async chaos({ random }) {
         const t0 = Date.now();
         for (let round = 0; round < 2; round += 1) {
