@@ -1,7 +1,8 @@
-import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
 import { toMessageResponse } from './message.presenter.ts';
 import { DELETE_OUTBOX } from './message-sql.ts';
+import { rowsOf } from './migrate.ts';
 import { messages, outbox, type OutboxRow } from './schema.ts';
 import type { SqlClient } from './sql-client.ts';
 import { storeCall } from './store-errors.ts';
@@ -11,7 +12,23 @@ export interface OutboxEntry extends Omit<OutboxRow, 'payload'> {
   payload: string;
 }
 
+/** What a relay may do while it holds the relay turn (see `OutboxRepository.duringRelayTurn`). */
+export interface OutboxRelayTurn {
+  /** As `OutboxRepository.listStale`, inside the turn's transaction. */
+  listStale(olderThan: Date, limit: number): Promise<OutboxEntry[]>;
+  /** Removes published entries; they are gone when the turn ends (its transaction commits). */
+  remove(ids: number[]): Promise<void>;
+}
+
 export interface OutboxRepository {
+  /**
+   * Runs `work` as the only relay of the whole deployment: in one transaction holding a
+   * transaction-scoped advisory lock, so relays of several API processes take turns instead of
+   * publishing the same entries side by side (out of order, and each twice). Resolves `undefined`
+   * at once, without running `work`, when another relay holds the turn. If `work` throws, nothing
+   * it removed is removed. A relay that dies mid-turn ends its transaction, and so its turn.
+   */
+  duringRelayTurn<T>(work: (turn: OutboxRelayTurn) => Promise<T>): Promise<T | undefined>;
   /**
    * Entries older than `olderThan`, oldest first: the ones nobody published right after commit.
    * A `messages` entry's payload is its message's MessageResponse JSON, read from the message
@@ -26,25 +43,20 @@ export interface OutboxRepository {
 
 export function createOutboxRepository(db: ChatDb, raw: SqlClient): OutboxRepository {
   return {
-    listStale: (olderThan, limit) =>
-      storeCall(async () => {
-        const rows = await db
-          .select({ entry: outbox, message: messages })
-          .from(outbox)
-          .leftJoin(
-            messages,
-            and(eq(outbox.channel, 'messages'), isNull(outbox.payload), eq(messages.roomId, outbox.scopeKey), eq(messages.seq, outbox.seq)),
-          )
-          .where(lt(outbox.createdAt, olderThan))
-          .orderBy(asc(outbox.id))
-          .limit(limit);
-        return rows.map(({ entry, message }) => {
-          if (entry.payload !== null) return { ...entry, payload: entry.payload };
-          // Written in the message's own transaction, so the message is there.
-          if (!message) throw new Error(`outbox entry ${entry.id} has neither payload nor message`);
-          return { ...entry, payload: JSON.stringify(toMessageResponse(message)) };
-        });
-      }),
+    listStale: (olderThan, limit) => storeCall(() => listStaleOn(db, olderThan, limit)),
+    duringRelayTurn: (work) =>
+      storeCall(() =>
+        db.transaction(async (tx) => {
+          const [turn] = rowsOf<{ acquired: boolean }>(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_ID}) AS acquired`));
+          if (!turn?.acquired) return undefined;
+          return work({
+            listStale: (olderThan, limit) => listStaleOn(tx, olderThan, limit),
+            remove: async (ids) => {
+              if (ids.length > 0) await tx.delete(outbox).where(inArray(outbox.id, ids));
+            },
+          });
+        }),
+      ),
     remove: (ids) =>
       storeCall(async () => {
         if (ids.length > 0) await raw.query(DELETE_OUTBOX, [JSON.stringify(ids)]);
@@ -55,4 +67,25 @@ export function createOutboxRepository(db: ChatDb, raw: SqlClient): OutboxReposi
         return row?.n ?? 0;
       }),
   };
+}
+
+/** Arbitrary constant shared by every API process: the advisory lock of the relay turn. */
+const RELAY_LOCK_ID = 7_216_530_114;
+
+type Queryable = Pick<ChatDb, 'select'>;
+
+async function listStaleOn(db: Queryable, olderThan: Date, limit: number): Promise<OutboxEntry[]> {
+  const rows = await db
+    .select({ entry: outbox, message: messages })
+    .from(outbox)
+    .leftJoin(messages, and(eq(outbox.channel, 'messages'), isNull(outbox.payload), eq(messages.roomId, outbox.scopeKey), eq(messages.seq, outbox.seq)))
+    .where(lt(outbox.createdAt, olderThan))
+    .orderBy(asc(outbox.id))
+    .limit(limit);
+  return rows.map(({ entry, message }) => {
+    if (entry.payload !== null) return { ...entry, payload: entry.payload };
+    // Written in the message's own transaction, so the message is there.
+    if (!message) throw new Error(`outbox entry ${entry.id} has neither payload nor message`);
+    return { ...entry, payload: JSON.stringify(toMessageResponse(message)) };
+  });
 }

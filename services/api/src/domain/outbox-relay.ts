@@ -40,16 +40,23 @@ export class OutboxRelay {
     this.timer = setTimeout(tick, this.settings.intervalMs);
   }
 
-  /** Publishes every stale entry; returns how many it published. */
+  /**
+   * Publishes every stale entry; returns how many it published. Relays of several API processes
+   * take turns (the store's relay turn): one that finds the turn taken sweeps nothing this time.
+   */
   async sweep(): Promise<number> {
     let total = 0;
     for (;;) {
-      const entries = await this.outbox.listStale(new Date(this.clock().getTime() - this.settings.graceMs), this.settings.batchSize);
-      if (entries.length === 0) return total;
-      await this.backbone.publish(entries.flatMap((e) => this.eventsOf(e)));
-      await this.outbox.remove(entries.map((e) => e.id));
-      total += entries.length;
-      if (entries.length < this.settings.batchSize) return total;
+      const published = await this.outbox.duringRelayTurn(async (turn) => {
+        const entries = await turn.listStale(new Date(this.clock().getTime() - this.settings.graceMs), this.settings.batchSize);
+        if (entries.length > 0) {
+          await this.backbone.publish(entries.flatMap((e) => this.eventsOf(e)));
+          await turn.remove(entries.map((e) => e.id));
+        }
+        return entries.length;
+      });
+      total += published ?? 0;
+      if (published === undefined || published < this.settings.batchSize) return total;
     }
   }
 
