@@ -1,87 +1,46 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 
 /**
- * The test page's script: a fetch()-based SSE reader (ReadableStream and a small parser), as a
- * browser app must connect, since the built-in EventSource cannot send the bearer header and a
- * token never goes into a URL. It resumes with Last-Event-ID after every end of stream (a handoff)
- * and records each message event with the connection that delivered it in `window.sse`.
+ * The test page's script: the `eventsource` npm package (the same client the Node test uses, loaded
+ * as an ES module), with the bearer header added through its `fetch` option, since the browser's
+ * built-in EventSource cannot send it and a token never goes into a URL. The package reconnects by
+ * itself with Last-Event-ID after every end of stream (a handoff); the page records each message
+ * event with the connection that delivered it, and the Last-Event-ID of every request, in `window.sse`.
  */
 const PAGE_SCRIPT = String.raw`
-window.sse = { received: [], kinds: {}, connections: 0, refusals: [], stopped: false };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-window.startStream = async (path, token) => {
+import { EventSource } from 'eventsource';
+window.sse = { received: [], kinds: {}, connections: 0, lastEventIds: [], errors: 0 };
+window.startStream = (path, token) => {
   const state = window.sse;
-  let lastId = null;
-  let failures = 0;
-  while (!state.stopped) {
-    const headers = { accept: 'text/event-stream', authorization: 'Bearer ' + token };
-    if (lastId !== null) headers['last-event-id'] = lastId;
-    let response;
-    try {
-      response = await fetch(path, { headers, cache: 'no-store' });
-    } catch (err) {
-      failures += 1;
-      await sleep(Math.min(2000, 100 * 2 ** failures) * (0.5 + Math.random() / 2));
-      continue;
-    }
-    if (response.status !== 200) {
-      state.refusals.push(response.status);
-      failures += 1;
-      await sleep(Math.min(2000, 100 * 2 ** failures) * (0.5 + Math.random() / 2));
-      continue;
-    }
-    failures = 0;
-    state.connections += 1;
-    const connection = state.connections;
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    let event = { name: '', data: [], id: null };
-    const dispatch = () => {
-      if (event.id !== null && !event.id.includes('\0')) lastId = event.id;
-      if (event.data.length > 0) {
-        const name = event.name || 'message';
-        state.kinds[name] = (state.kinds[name] || 0) + 1;
-        if (name === 'message') state.received.push({ id: lastId, data: event.data.join('\n'), connection });
-      }
-      event = { name: '', data: [], id: null };
-    };
-    const line = (text) => {
-      if (text === '') return dispatch();
-      if (text.startsWith(':')) return;
-      const colon = text.indexOf(':');
-      const field = colon < 0 ? text : text.slice(0, colon);
-      let value = colon < 0 ? '' : text.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'data') event.data.push(value);
-      else if (field === 'event') event.name = value;
-      else if (field === 'id') event.id = value;
-    };
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        for (;;) {
-          const match = /\r\n|\r|\n/.exec(buffer);
-          // A CR at the very end may be the first half of a CRLF: wait for the next chunk.
-          if (!match || (match[0] === '\r' && match.index === buffer.length - 1)) break;
-          line(buffer.slice(0, match.index));
-          buffer = buffer.slice(match.index + match[0].length);
-        }
-      }
-    } catch (err) {
-      // A broken stream is resumed like an ended one.
-    }
-    await sleep(50 + Math.random() * 150);
-  }
+  const source = new EventSource(path, {
+    fetch: (input, init) => {
+      state.lastEventIds.push(init.headers['Last-Event-ID'] ?? null);
+      return fetch(input, { ...init, headers: { ...init.headers, Authorization: 'Bearer ' + token }, cache: 'no-store' });
+    },
+  });
+  source.addEventListener('open', () => (state.connections += 1));
+  source.addEventListener('message', (e) => state.received.push({ id: e.lastEventId, data: e.data, connection: state.connections }));
+  for (const kind of ['heartbeat', 'handoff', 'reauthorize']) source.addEventListener(kind, () => (state.kinds[kind] = (state.kinds[kind] || 0) + 1));
+  source.addEventListener('error', () => (state.errors += 1));
+  window.stopStream = () => source.close();
 };
 `;
 
-const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>stream test</title></head><body><script>${PAGE_SCRIPT}</script></body></html>`;
+/** The ES modules the page imports, served from this project's own node_modules. */
+const MODULES: Record<string, string> = {
+  eventsource: fileURLToPath(import.meta.resolve('eventsource')),
+  'eventsource-parser': fileURLToPath(import.meta.resolve('eventsource-parser')),
+};
+
+const IMPORT_MAP = JSON.stringify({ imports: Object.fromEntries(Object.keys(MODULES).map((name) => [name, `/modules/${name}.js`])) });
+
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>stream test</title><script type="importmap">${IMPORT_MAP}</script></head><body><script type="module">${PAGE_SCRIPT}</script></body></html>`;
 
 /**
- * One origin for the browser: the test page at `/`, and `/v1/*` reverse-proxied (streaming) to a
+ * One origin for the browser: the test page at `/`, its modules at `/modules/*`, and `/v1/*` reverse-proxied (streaming) to a
  * gateway, so the page's fetch() calls are same-origin (the gateway sends no CORS headers).
  */
 export class SseBrowserOrigin {
@@ -96,6 +55,12 @@ export class SseBrowserOrigin {
       if (req.url === '/' || req.url === '/index.html') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
         res.end(PAGE);
+        return;
+      }
+      const module = /^\/modules\/([a-z-]+)\.js$/.exec(req.url ?? '')?.[1];
+      if (module !== undefined && module in MODULES) {
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(readFileSync(MODULES[module]!));
         return;
       }
       if (!req.url?.startsWith('/v1/')) {

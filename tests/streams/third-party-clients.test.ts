@@ -81,7 +81,7 @@ describe(`streams: third-party clients resume across server handoffs (GATEWAY_MA
     }
   });
 
-  describe('headless Chromium (Debian chromium, playwright-core) with a fetch()-based reader', () => {
+  describe('headless Chromium (Debian chromium, playwright-core) running the same `eventsource` package', () => {
     let browser: Browser;
     let origin: SseBrowserOrigin;
 
@@ -96,17 +96,20 @@ describe(`streams: third-party clients resume across server handoffs (GATEWAY_MA
       await origin?.stop();
     });
 
-    it('resumes with Last-Event-ID after each handoff, the token only in the Authorization header, and gets every message once', async () => {
+    it('reconnects by itself with Last-Event-ID after each handoff, the token only in the Authorization header, and gets every message once', async () => {
       const { scope, writer, reader, path } = await room();
       const page = await browser.newPage();
       const requestedUrls: string[] = [];
+      const pageErrors: string[] = [];
       page.on('request', (r) => requestedUrls.push(r.url()));
+      page.on('pageerror', (err) => pageErrors.push(err.message));
       try {
         await page.goto(`${origin.url}/`);
+        await page.waitForFunction(() => 'startStream' in window);
         // The token reaches the page through the automation channel, never through a URL.
-        await page.evaluate(([p, t]) => void (window as unknown as { startStream(p: string, t: string): Promise<void> }).startStream(p!, t!), [path, reader]);
+        await page.evaluate(([p, t]) => (window as unknown as { startStream(p: string, t: string): void }).startStream(p!, t!), [path, reader]);
         const history = await writeAcrossRotations(scope, writer);
-        type PageState = { received: ReceivedMessage[]; kinds: Record<string, number>; connections: number; refusals: number[] };
+        type PageState = { received: ReceivedMessage[]; kinds: Record<string, number>; connections: number; lastEventIds: Array<string | null> };
         const state = () => page.evaluate(() => (window as unknown as { sse: PageState }).sse);
         const deadline = Date.now() + 20_000;
         let seen = await state();
@@ -114,12 +117,15 @@ describe(`streams: third-party clients resume across server handoffs (GATEWAY_MA
           await sleep(200);
           seen = await state();
         }
-        await page.evaluate(() => void ((window as unknown as { sse: { stopped: boolean } }).sse.stopped = true));
+        await page.evaluate(() => (window as unknown as { stopStream(): void }).stopStream());
         const report = checkDeliveries(history, seen.received);
-        printReport('chromium fetch reader', { ...report, samples: report.samples.length, connections: seen.connections, handoffs: seen.kinds.handoff ?? 0, refusals: seen.refusals.length });
+        printReport('eventsource (chromium)', { ...report, samples: report.samples.length, connections: seen.connections, handoffs: seen.kinds.handoff ?? 0 });
+        expect(pageErrors, 'the page ran without errors').to.deep.equal([]);
         expectClean(report);
         expect(seen.kinds.handoff ?? 0, 'the server rotated the stream').to.be.at.least(1);
-        expect(seen.connections, 'the page reconnected').to.be.at.least(2);
+        expect(seen.connections, 'the package reconnected by itself').to.be.at.least(2);
+        expect(seen.lastEventIds.slice(1).every((id) => id !== null && id !== ''), 'every reconnect sent Last-Event-ID').to.equal(true);
+        expect(seen.kinds.reauthorize ?? 0).to.equal(0);
         expect(requestedUrls.filter((u) => u.includes(reader)), 'no token in any URL').to.deep.equal([]);
       } finally {
         await page.close();
