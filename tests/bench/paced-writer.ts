@@ -63,13 +63,9 @@ export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
     const token = options.tokens[i % options.tokens.length]!;
     const sentAt = monotonicMs();
     const body = JSON.stringify({ bodyMarkdown: `lat ${sentAt.toFixed(3)}` });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'idempotency-key': ulid() };
     inFlight++;
     sent++;
-    const req = request(base + path, {
-      method: 'POST',
-      agent,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'idempotency-key': ulid() },
-    });
     const done = (status: number | string) => {
       inFlight--;
       if (status === 201) {
@@ -79,12 +75,22 @@ export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
       else fail(String(status));
       if (inFlight === 0) for (const resolve of idle.splice(0)) resolve();
     };
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => done(res.statusCode ?? 0));
-    });
-    req.on('error', () => done('network'));
-    req.end(body);
+    const attempt = (retryOnStaleSocket: boolean) => {
+      const req = request(base + path, { method: 'POST', agent, headers });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => done(res.statusCode ?? 0));
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed as idle just as it was reused (Node's documented
+        // race): send it once more with the same key, as a client should (a 200 would count as a
+        // failure, so a resend of something that had arrived stays visible).
+        if (retryOnStaleSocket && req.reusedSocket && err.code === 'ECONNRESET') attempt(false);
+        else done('network');
+      });
+      req.end(body);
+    };
+    attempt(true);
   };
 
   const timer = setInterval(() => {
