@@ -254,19 +254,32 @@ for (const target of TARGETS) {
         expect(last.id).to.equal(undefined);
       });
 
-      it('sends reauthorize and closes when core is unavailable', async () => {
+      it('sends reauthorize and closes when core is unavailable, and resumes with nothing lost once core is back', async () => {
         const repo = h.repository();
-        const client = await open(roomEventsPath(repo.id), await h.token());
+        const token = await h.token();
+        const before = [await h.append(repoScope(repo.id), 'before the outage')];
+        const client = await open(roomEventsPath(repo.id), token);
+        await client.waitForMessages(1);
         h.core.setFaults({ authorization: 'unavailable' });
+        const during: Awaited<ReturnType<typeof h.append>>[] = [];
         try {
           await client.waitForEnd(5000);
           expect(JSON.parse(client.events.at(-1)!.data)).to.deep.equal({ reason: 'authorization_unavailable' });
-          const refused = await open(roomEventsPath(repo.id), await h.token());
+          const refused = await open(roomEventsPath(repo.id), token);
           expect(refused.response.status).to.equal(503);
           expect(refused.response.body.error.code).to.equal('AUTHORIZATION_UNAVAILABLE');
+          // Committed while the stream was down (by an API that had authorized them earlier).
+          for (const body of ['during the outage 1', 'during the outage 2']) during.push(await h.append(repoScope(repo.id), body));
         } finally {
           h.core.setFaults({ authorization: 'ok' });
         }
+        const lastId = client.messages().at(-1)!.id!;
+        expect(lastId).to.equal(h.cursorOf(before[0]!));
+        const resumed = await open(roomEventsPath(repo.id), token, { 'last-event-id': lastId });
+        expect(resumed.response.status).to.equal(200);
+        await resumed.waitForMessages(2);
+        expect(resumed.messages().map((e) => e.id)).to.deep.equal(during.map((r) => h.cursorOf(r)));
+        resumed.close();
       });
 
       it('closes before the token expires', async () => {
