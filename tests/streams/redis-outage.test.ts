@@ -1,14 +1,17 @@
 import { expect } from 'chai';
 import type { MessageResponse } from '@chat/contracts';
 import { ulid } from 'ulid';
-import { roomPath, type RoomScope } from '../harness/api-client.ts';
+import { ApiClient, errorCode, roomPath, type RoomScope } from '../harness/api-client.ts';
 import { startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
 import { RedisInstance } from '../harness/redis-instance.ts';
 import { checkDeliveries, printReport, readRoomHistory } from '../harness/sse-delivery-check.ts';
 import { ResumingSseClient } from '../harness/sse-resuming-client.ts';
+import { openSse, refusalAsApiResponse, type SseConnection } from '../harness/sse-stream.ts';
 import { seededRandom } from '../harness/seeded-random.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Only checks answers against the contract; it sends nothing. */
+const validator = new ApiClient('http://127.0.0.1:1');
 
 interface Attempt {
   body: string;
@@ -117,5 +120,65 @@ describe('streams: Redis paused (SIGSTOP) and restarted empty, with 1 API and 1 
       done = true;
       return writing;
     });
+  });
+
+  it('section 7 / invariant 8: a NEW room stream opened while Redis is paused, then while it is gone, answers 503 STREAM_UNAVAILABLE with Retry-After within its deadline, never 500; the same open succeeds by itself once Redis is back', async () => {
+    const { scenario, actors } = await cluster.scenario();
+    // A room no stream of this gateway has ever opened: nothing of it is held by the hub.
+    const path = `${roomPath({ repositoryId: scenario.repositoryId, branchId: scenario.branchId })}/events`;
+    const url = `${cluster.gateways[0]!.url}${path}`;
+    const reader = await actors.reader();
+    const openAnswered = async (ms: number): Promise<{ c: SseConnection; answeredInMs: number }> => {
+      const started = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const hang = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${path}: no answer within ${ms} ms`)), ms)));
+      try {
+        const c = await Promise.race([openSse(url, reader), hang]);
+        if (c.status === 200) c.close();
+        return { c, answeredInMs: Date.now() - started };
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    // The gateway's stream-cap leases live in Redis (1 s deadline) and every stream needs one, so the
+    // open is refused with the listener code and the Retry-After the gateway sets (1 s), not held.
+    const expectUnavailable = (c: SseConnection, when: string) => {
+      expect(c.status, `${when}: ${c.errorBody}`).to.equal(503);
+      const response = refusalAsApiResponse(c);
+      expect(validator.problems({ method: 'GET', path }, response), `${when}: contract`).to.deep.equal([]);
+      expect(errorCode(response), when).to.equal('STREAM_UNAVAILABLE');
+      expect(String(c.headers['retry-after']), `${when}: Retry-After`).to.match(/^[1-9][0-9]*$/);
+    };
+
+    redis.pause();
+    let paused: Awaited<ReturnType<typeof openAnswered>>;
+    try {
+      paused = await openAnswered(5000);
+    } finally {
+      redis.resume();
+    }
+    expectUnavailable(paused.c, 'Redis paused');
+
+    await redis.kill();
+    let gone: Awaited<ReturnType<typeof openAnswered>>;
+    try {
+      gone = await openAnswered(5000);
+    } finally {
+      await redis.restart();
+    }
+    expectUnavailable(gone.c, 'Redis gone');
+
+    // Recovery without a restart of the gateway: 503 STREAM_UNAVAILABLE only until its connections are back.
+    const restartedAt = Date.now();
+    let refusedAfterRestart = 0;
+    for (;;) {
+      const { c } = await openAnswered(5000);
+      if (c.status === 200) break;
+      expectUnavailable(c, 'Redis back');
+      refusedAfterRestart += 1;
+      expect(Date.now() - restartedAt, 'still refused after Redis came back').to.be.below(15_000);
+      await sleep(200);
+    }
+    printReport('redis down at open', { pausedAnsweredInMs: paused.answeredInMs, goneAnsweredInMs: gone.answeredInMs, refusedAfterRestart, recoveredAfterMs: Date.now() - restartedAt });
   });
 });
