@@ -8,6 +8,7 @@ import { DevCoreClient } from './dev-core-client.ts';
 import { startDevCoreProcess, type DevCoreProcess } from './dev-core-process.ts';
 import { SharedFixture, type Scenario } from './fixture-factory.ts';
 import { freePort } from './free-port.ts';
+import { createScratchDatabase } from './scratch-database.ts';
 import { Actors } from './stacks.ts';
 import { testConfig } from './test-config.ts';
 
@@ -98,15 +99,20 @@ export interface GatewayClusterOptions {
   apiEnv?: Record<string, string>;
   /** Environment of every gateway process. */
   gatewayEnv?: Record<string, string>;
+  /** The gateways' DATABASE_URL, made from the cluster's (e.g. through a TCP proxy). @defaultValue the cluster's */
+  gatewayDatabaseUrl?(databaseUrl: string): string;
 }
 
 /**
  * The distributed setup: stand-alone dev-core, `apis` API processes and `gateways` gateway
- * processes on the real PostgreSQL and one Redis, all sharing a fresh REDIS_KEY_PREFIX so runs never
- * see each other's streams or leases.
+ * processes on a fresh database of the real PostgreSQL and one Redis, all sharing a fresh
+ * REDIS_KEY_PREFIX, so runs never see each other's rows, streams or leases (an outbox relay
+ * publishes every stale entry of its database to its own Redis prefix, as a deployment's should).
  */
 export interface GatewayCluster {
   core: DevCoreClient;
+  /** The cluster's own database. */
+  databaseUrl: string;
   fixture: SharedFixture;
   keyPrefix: string;
   apis: RestartableService[];
@@ -120,10 +126,11 @@ export interface GatewayCluster {
 /** Starts dev-core, then every API and gateway at once. */
 export async function startGatewayCluster(options: GatewayClusterOptions): Promise<GatewayCluster> {
   const devCore: DevCoreProcess = await startDevCoreProcess();
+  const database = await createScratchDatabase('streams');
   const keyPrefix = `e2e-${ulid().toLowerCase()}`;
   const common = {
     HOST: '127.0.0.1',
-    DATABASE_URL: testConfig.databaseUrl,
+    DATABASE_URL: database.url,
     REDIS_URL: options.redisUrl ?? testConfig.redisUrl,
     REDIS_KEY_PREFIX: keyPrefix,
     CORE_URL: devCore.url,
@@ -151,6 +158,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         PORT: String(port),
         GATEWAY_ADMIN_PORT: String(admin),
         GATEWAY_DRAIN_MS: '500',
+        DATABASE_URL: options.gatewayDatabaseUrl?.(database.url) ?? database.url,
         ...options.gatewayEnv,
       }),
     );
@@ -160,6 +168,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     for (const client of apiClients) client.close();
     await Promise.all([...apis, ...gateways].map((s) => s.stop(2000)));
     await devCore.stop();
+    await database.drop().catch(() => undefined);
     // Only the shared Redis: a test's private instance (options.redisUrl) goes away with it.
     if (options.redisUrl === undefined) await deleteRedisKeys(keyPrefix).catch(() => undefined);
   };
@@ -173,6 +182,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
   const fixture = new SharedFixture(core);
   return {
     core,
+    databaseUrl: database.url,
     fixture,
     keyPrefix,
     apis,

@@ -59,10 +59,15 @@ describe('streams: PostgreSQL cut off from the gateway (its own TCP proxy) while
   before(async () => {
     // Only the gateway goes through the proxy: the APIs keep their own connections, so appends
     // commit (and publish) while the gateway cannot read the store.
-    const database = new URL(testConfig.databaseUrl);
-    proxy = new TcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
-    database.host = `127.0.0.1:${await proxy.start()}`;
-    cluster = await startGatewayCluster({ apis: 2, gateways: 1, gatewayEnv: { DATABASE_URL: database.toString(), GATEWAY_HEARTBEAT_MS: '1000' } });
+    const server = new URL(testConfig.databaseUrl);
+    proxy = new TcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    const proxyHost = `127.0.0.1:${await proxy.start()}`;
+    cluster = await startGatewayCluster({
+      apis: 2,
+      gateways: 1,
+      gatewayEnv: { GATEWAY_HEARTBEAT_MS: '1000' },
+      gatewayDatabaseUrl: (url) => Object.assign(new URL(url), { host: proxyHost }).toString(),
+    });
   });
   afterEach(async () => {
     for (const c of open.splice(0)) c.close();
