@@ -21,6 +21,8 @@ const ulidSchema = { type: 'string', pattern: CANONICAL_ULID_PATTERN.source };
 function errorResponse(status: ErrorStatus): JsonObject {
   const headers: JsonObject = { 'X-Request-Id': requestIdResponseHeader };
   if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+  // An outage of the store or of Redis has a known short horizon; one of core's does not.
+  if (status === 503) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfterHint' };
   return {
     description: ERROR_RESPONSES[status].description,
     headers,
@@ -84,6 +86,11 @@ export function buildComponents(): JsonObject {
       RetryAfter: {
         description: 'Whole seconds to wait before retrying.',
         required: true,
+        schema: { type: 'integer', minimum: 0 },
+      },
+      RetryAfterHint: {
+        description: 'Whole seconds to wait before retrying, when the service knows (STORE_UNAVAILABLE, STREAM_UNAVAILABLE); absent otherwise (AUTHORIZATION_UNAVAILABLE).',
+        required: false,
         schema: { type: 'integer', minimum: 0 },
       },
     },

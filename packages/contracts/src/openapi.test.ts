@@ -72,13 +72,14 @@ describe('OpenAPI document', () => {
     expect(Object.keys(built.paths as Json)).not.to.include('/v1/openapi.json');
   });
 
-  it('gives every response X-Request-Id, every 429 Retry-After and every error the envelope', () => {
+  it('gives every response X-Request-Id, every 429 Retry-After, every 503 an optional Retry-After and every error the envelope', () => {
     for (const { op } of operations(built)) {
       for (const [status, raw] of Object.entries(op.responses as Record<string, Json>)) {
         const response = deref(built, raw);
         const headers = response.headers as Record<string, Json>;
         expect(deref(built, headers['X-Request-Id']!).required, `${op.operationId} ${status}`).to.equal(true);
-        if (status === '429') expect(headers['Retry-After'], `${op.operationId} 429`).to.exist;
+        if (status === '429') expect(deref(built, headers['Retry-After']!).required, `${op.operationId} 429`).to.equal(true);
+        if (status === '503') expect(deref(built, headers['Retry-After']!).required, `${op.operationId} 503`).to.equal(false);
         if (Number(status) >= 400) {
           const content = response.content as Record<string, Json>;
           expect(content['application/json']!.schema).to.deep.equal({ $ref: '#/components/schemas/ErrorEnvelope' });
