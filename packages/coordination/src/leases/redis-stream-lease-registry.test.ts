@@ -27,6 +27,14 @@ describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
     await Promise.all(opened.splice(0).map((r) => r.close()));
   });
 
+  it('names its connection after the deployment, the role and the process, so CLIENT LIST tells whose it is', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const registry = open({ redis: REDIS_URL, keyPrefix });
+    await tryAcquire(registry, fresh('p'), fresh('r'));
+    const names = ((await keyspace.admin.client('LIST')) as string).split('\n').map((line) => / name=(\S*)/.exec(line)?.[1]);
+    expect(names).to.include(`${keyPrefix}:stream-leases:${process.pid}`);
+  });
+
   it('keeps the caps across several gateways acquiring at once', async () => {
     const keyPrefix = keyspace.prefix('cap');
     const gateways = Array.from({ length: 5 }, () => open({ redis: REDIS_URL, keyPrefix, principalCap: 5, roomCap: 7 }));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineLua, queueLua, runLua } from '../redis/lua-command.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
-import { redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
+import { connectionName, redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
 import { parseLost, parseTake, RENEW_SLOTS, TAKE_SLOT } from './redis-lease-scripts.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 import {
@@ -67,7 +67,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? 'chat');
     this.timeoutMs = options.timeoutMs ?? 1000;
     this.onError = options.onError;
-    this.handle = redisHandle(options.redis, 'chat-stream-leases', this.timeoutMs);
+    this.handle = redisHandle(options.redis, connectionName(this.keyPrefix, 'stream-leases'), this.timeoutMs);
     defineLua(this.handle.redis, TAKE_SLOT);
     defineLua(this.handle.redis, RENEW_SLOTS);
     this.timer = setInterval(() => void this.renewAll(), Math.max(1, Math.floor(this.settings.leaseMs / 3)));

@@ -33,6 +33,14 @@ describe('RedisFixedWindowRateLimiter (Redis specifics)', function () {
     await Promise.all(opened.splice(0).map((l) => l.close()));
   });
 
+  it('names its connection after the deployment, the role and the process, so CLIENT LIST tells whose it is', async () => {
+    const keyPrefix = keyspace.prefix('rl');
+    const limiter = open({ redis: REDIS_URL, keyPrefix, limit: 5, windowSeconds: 60, failureMode: 'closed' });
+    expect(await attempt(limiter, freshKey())).to.equal(undefined);
+    const names = ((await keyspace.admin.client('LIST')) as string).split('\n').map((line) => / name=(\S*)/.exec(line)?.[1]);
+    expect(names).to.include(`${keyPrefix}:append-rate-limiter:${process.pid}`);
+  });
+
   it('never lets more than the limit through when several instances on their own connections hammer one window', async () => {
     const keyPrefix = keyspace.prefix('rl');
     const clock = new ManualClock(windowStart(60) + 1_000);

@@ -2,7 +2,7 @@ import { AppError } from '@chat/contracts';
 import { UNCOUNTED_UNIT, type AppendRateKey, type AppendRateLimiter, type FixedWindowOptions, type RateUnit } from './append-rate-limiter.ts';
 import { fixedWindowSettings, rateLimited, roomPart, senderPart, windowAt, type FixedWindowSettings } from './fixed-window.ts';
 import { defineLua, runLua, type LuaCommand } from '../redis/lua-command.ts';
-import { redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
+import { connectionName, redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
 
 /**
@@ -99,7 +99,7 @@ export class RedisFixedWindowRateLimiter implements AppendRateLimiter {
     this.failureMode = options.failureMode ?? 'open';
     this.timeoutMs = options.timeoutMs ?? 250;
     this.onFailure = options.onFailure;
-    this.handle = redisHandle(options.redis, 'chat-append-rate-limiter', this.timeoutMs);
+    this.handle = redisHandle(options.redis, connectionName(this.keyPrefix, 'append-rate-limiter'), this.timeoutMs);
     defineLua(this.handle.redis, HIT_WINDOW);
     defineLua(this.handle.redis, REFUND_UNIT);
   }

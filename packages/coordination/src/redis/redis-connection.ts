@@ -10,6 +10,14 @@ export interface RedisHandle {
 }
 
 /**
+ * The name a connection of ours shows in Redis's `CLIENT LIST`: the deployment's key prefix, the
+ * role and the process, as the backbone names its own, so an operator can tell whose it is.
+ */
+export function connectionName(keyPrefix: string, role: string): string {
+  return `${keyPrefix}:${role}:${process.pid}`.replace(/\s/g, '_');
+}
+
+/**
  * Opens (for a URL) or borrows (for an instance) a connection. Our own connections fail fast: a
  * command waits at most `timeoutMs`, and one queued while Redis is away is failed after one
  * reconnect attempt instead of piling up, because these counters answer a request that is waiting.
