@@ -9,7 +9,6 @@ import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppe
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { measureRedosRender } from './redos-figure.ts';
-import { round } from './stats.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
 
 interface Figure {

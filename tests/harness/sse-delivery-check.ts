@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import type { MessagePageResponse, MessageResponse } from '@chat/contracts';
 import type { ApiClient, RoomScope } from './api-client.ts';
 import type { ReceivedMessage } from './sse-resuming-client.ts';
@@ -102,6 +103,14 @@ export function sumReports(reports: DeliveryReport[]): Omit<DeliveryReport, 'sam
 /** True when a delivery run has nothing wrong in it. */
 export function isClean(report: Pick<DeliveryReport, 'lost' | 'duplicated' | 'unexpected' | 'reordered' | 'badIds'>): boolean {
   return report.lost === 0 && report.duplicated === 0 && report.unexpected === 0 && report.reordered === 0 && report.badIds === 0;
+}
+
+/** Fails, naming the first problems (and `context`), unless the report is clean (see `isClean`). */
+export function expectClean(report: DeliveryReport, context = ''): void {
+  expect(
+    { lost: report.lost, duplicated: report.duplicated, unexpected: report.unexpected, reordered: report.reordered, badIds: report.badIds },
+    [context, ...report.samples].filter((s) => s !== '').join('; '),
+  ).to.deep.equal({ lost: 0, duplicated: 0, unexpected: 0, reordered: 0, badIds: 0 });
 }
 
 /** JSON with object keys sorted, so two equal values compare equal whatever their key order. */

@@ -6,7 +6,7 @@ import { roomPath, type RoomScope } from '../harness/api-client.ts';
 import { startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
 import { writeMessages } from '../harness/gateway-writers.ts';
 import { SseBrowserOrigin } from '../harness/sse-browser-origin.ts';
-import { checkDeliveries, printReport, readRoomHistory, type DeliveryReport } from '../harness/sse-delivery-check.ts';
+import { checkDeliveries, expectClean, printReport, readRoomHistory } from '../harness/sse-delivery-check.ts';
 import type { ReceivedMessage } from '../harness/sse-resuming-client.ts';
 
 const MAX_STREAM_AGE_MS = 2000;
@@ -14,16 +14,6 @@ const MESSAGES = 60;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-function expectClean(report: DeliveryReport): void {
-  expect({ lost: report.lost, duplicated: report.duplicated, unexpected: report.unexpected, reordered: report.reordered, badIds: report.badIds }, report.samples.join('; ')).to.deep.equal({
-    lost: 0,
-    duplicated: 0,
-    unexpected: 0,
-    reordered: 0,
-    badIds: 0,
-  });
-}
 
 describe(`streams: third-party clients resume across server handoffs (GATEWAY_MAX_STREAM_AGE_MS=${MAX_STREAM_AGE_MS})`, function () {
   this.timeout(120_000);
