@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
-import type { ChatDb } from './database.ts';
+import type { ChatDb, DatabaseTarget } from './database.ts';
 import { toMessageResponse } from './message.presenter.ts';
 import { DELETE_OUTBOX } from './message-sql.ts';
 import { rowsOf } from './migrate.ts';
@@ -27,6 +27,9 @@ export interface OutboxRepository {
    * publishing the same entries side by side (out of order, and each twice). Resolves `undefined`
    * at once, without running `work`, when another relay holds the turn. If `work` throws, nothing
    * it removed is removed. A relay that dies mid-turn ends its transaction, and so its turn.
+   * An embedded database (PGlite) belongs to one process and so has one relay: its turn is `work`
+   * run as it is, since a transaction would hold the database's only connection (and every append
+   * behind it) across the publish.
    */
   duringRelayTurn<T>(work: (turn: OutboxRelayTurn) => Promise<T>): Promise<T | undefined>;
   /**
@@ -41,32 +44,36 @@ export interface OutboxRepository {
   depth(): Promise<number>;
 }
 
-export function createOutboxRepository(db: ChatDb, raw: SqlClient): OutboxRepository {
+export function createOutboxRepository(db: ChatDb, raw: SqlClient, kind: DatabaseTarget['kind']): OutboxRepository {
+  const listStale = (olderThan: Date, limit: number) => storeCall(() => listStaleOn(db, olderThan, limit));
+  const remove = (ids: number[]) =>
+    storeCall(async () => {
+      if (ids.length > 0) await raw.query(DELETE_OUTBOX, [JSON.stringify(ids)]);
+    });
   return {
-    listStale: (olderThan, limit) => storeCall(() => listStaleOn(db, olderThan, limit)),
-    duringRelayTurn: (work) =>
-      storeCall(() =>
-        db.transaction(async (tx) => {
-          const [turn] = rowsOf<{ acquired: boolean }>(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_ID}) AS acquired`));
-          if (!turn?.acquired) return undefined;
-          return work({
-            listStale: (olderThan, limit) => listStaleOn(tx, olderThan, limit),
-            remove: async (ids) => {
-              if (ids.length > 0) await tx.delete(outbox).where(inArray(outbox.id, ids));
-            },
-          });
-        }),
-      ),
-    remove: (ids) =>
-      storeCall(async () => {
-        if (ids.length > 0) await raw.query(DELETE_OUTBOX, [JSON.stringify(ids)]);
-      }),
+    listStale,
+    remove,
+    duringRelayTurn: (work) => (kind === 'pglite' ? work({ listStale, remove }) : storeCall(() => relayTurnOnPostgres(db, work))),
     depth: () =>
       storeCall(async () => {
         const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(outbox);
         return row?.n ?? 0;
       }),
   };
+}
+
+/** The relay turn on a shared PostgreSQL: one transaction, entered only if its advisory lock is free. */
+function relayTurnOnPostgres<T>(db: ChatDb, work: (turn: OutboxRelayTurn) => Promise<T>): Promise<T | undefined> {
+  return db.transaction(async (tx) => {
+    const [turn] = rowsOf<{ acquired: boolean }>(await tx.execute(sql`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK_ID}) AS acquired`));
+    if (!turn?.acquired) return undefined;
+    return work({
+      listStale: (olderThan, limit) => listStaleOn(tx, olderThan, limit),
+      remove: async (ids) => {
+        if (ids.length > 0) await tx.delete(outbox).where(inArray(outbox.id, ids));
+      },
+    });
+  });
 }
 
 /** Arbitrary constant shared by every API process: the advisory lock of the relay turn. */

@@ -28,7 +28,7 @@ export function createStore(database: Database): Store {
     // once from each API process cost its backends more CPU per append (~0.17 vs ~0.13 ms over 100
     // rooms), with throughput no better, and usually worse.
     messages: createMessageRepository(database.db, database.sql, { startOnNextTurn: true, maxConcurrent: 1 }),
-    outbox: createOutboxRepository(database.db, database.sql),
+    outbox: createOutboxRepository(database.db, database.sql, database.kind),
     serviceKeys: createServiceKeyRepository(database.db),
     inboxes: createInboxRepository(database.db),
     notifications: createNotificationRepository(database.db),
