@@ -74,7 +74,7 @@ export async function measureAppendThroughput(
  * Closed-loop writer counts the capacity search tries. The service batches appends that are in
  * flight together (one statement, one core call, one publish per batch), so its CPU per append
  * falls as more are in flight: with too few writers the figure measures round trips, not what the
- * service can take. Measured on the reference machine's speed (session 7), 100 rooms: 32 writers
+ * service can take. Measured on a machine at the reference's speed, 100 rooms: 32 writers
  * 2,718–3,153/s, 64 writers 3,675–3,701/s, 96–128 writers 4,142–4,499/s.
  */
 export const WRITER_COUNTS = [32, 64, 128] as const;

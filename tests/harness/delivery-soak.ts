@@ -79,7 +79,7 @@ export interface DeliverySoakResult {
 }
 
 /**
- * The delivery soak of reliability tests 1 and 3 (issue #3): `clients` resuming clients stream one
+ * The delivery soak of reliability tests 1 and 3 (tests/README.md): `clients` resuming clients stream one
  * repository room through randomly chosen gateways, reconnecting at random moments with
  * `Last-Event-ID`, while `writers` append `messages` through every API process (a failed append is
  * retried with the same key on the next one) and `chaos` breaks processes. Then it checks that the

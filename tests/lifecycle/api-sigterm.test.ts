@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of the API (issue 5): SIGTERM under load stops accepting, finishes what it took,
+ * Graceful shutdown of the API: SIGTERM under load stops accepting, finishes what it took,
  * and exits 0 within API_SHUTDOWN_GRACE_MS; clients that fail over with the same Idempotency-Key lose
  * and double nothing.
  */

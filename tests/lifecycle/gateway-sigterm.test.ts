@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of a stream gateway (issue 5): SIGTERM sends `handoff` to every stream at moments
+ * Graceful shutdown of a stream gateway: SIGTERM sends `handoff` to every stream at moments
  * spread over GATEWAY_DRAIN_MS, then the process exits 0; clients resume on another gateway with
  * Last-Event-ID and lose, double and reorder nothing.
  */

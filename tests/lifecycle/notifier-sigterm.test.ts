@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of a notifier (issue 5): SIGTERM mid-run stops consuming, settles or returns the
+ * Graceful shutdown of a notifier: SIGTERM mid-run stops consuming, settles or returns the
  * work in hand and exits 0; with a second notifier running, every mention still ends as exactly one
  * notification in its target's inbox.
  */

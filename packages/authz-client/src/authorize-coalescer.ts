@@ -33,7 +33,7 @@ export interface AuthorizeCoalescerOptions {
  * carries the whole queue. Every authorization still gets its own live decision from core: only the
  * HTTP call is shared, which on a busy API was a fifth of its CPU. One lane by default: with two,
  * a call carried ~3 authorizations instead of ~4, and the API and core spent more CPU per append
- * (docs/benchmarks.md, session 6); the stall rule keeps one lane from being a single point of delay.
+ * (measured with `pnpm bench --only append`); the stall rule keeps one lane from being a single point of delay.
  */
 export class AuthorizeCoalescer {
   private queue: Array<{ call: AuthorizeCall; resolve(decision: AuthorizationDecision): void; reject(err: unknown): void }> = [];

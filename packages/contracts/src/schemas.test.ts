@@ -7,7 +7,7 @@ import {
   ErrorEnvelopeSchema,
   ERROR_CODES,
 } from './index.ts';
-import { ENUM_CASES, SCHEMA_CASES, variants } from './schema-cases.fixture.ts';
+import { ENUM_CASES, SCHEMA_CASES, variants } from '../test/schema-cases.fixture.ts';
 
 describe('contract schemas', () => {
   for (const c of SCHEMA_CASES) {

@@ -3,8 +3,8 @@
  * against the 50 ms target. `pnpm bench --only redos` runs this; it prints one JSON line per
  * payload (`{"name", "ms"}`) with `--json`, else a table sorted slowest first.
  */
-import { REDOS_PAYLOADS } from '../src/domain/fixtures/redos-payloads.ts';
-import { fastestRenderMs } from '../src/domain/fixtures/render-timing.ts';
+import { REDOS_PAYLOADS } from '../test/fixtures/redos-payloads.ts';
+import { fastestRenderMs } from '../test/fixtures/render-timing.ts';
 import { renderMarkdown } from '../src/domain/markdown-renderer.ts';
 
 const TIMED_RUNS = 9;

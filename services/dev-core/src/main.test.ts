@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { demoFixture } from './test-support/dev-core-harness.ts';
+import { demoFixture } from '../test/dev-core-harness.ts';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 

@@ -5,7 +5,7 @@ import { InProcessBackbone } from '@chat/backbone';
 import { createStore, migrate, openDatabase } from '@chat/store';
 import { expect } from 'chai';
 import { createNotifierRuntime } from './runtime.ts';
-import { appendMessage, assertTotalOrder, inboxOf, listInbox, mention, messageEvents, openWorld, waitFor, type TestWorld } from './test-support/notifier-harness.ts';
+import { appendMessage, assertTotalOrder, inboxOf, listInbox, mention, messageEvents, openWorld, waitFor, type TestWorld } from '../test/notifier-harness.ts';
 
 /** The all-in-one shape: PGlite in a folder and the in-process backbone, started in this process. */
 describe('notifier embedded (PGlite, in-process backbone)', function () {

@@ -17,7 +17,7 @@ import {
   TEST_REDIS_URL,
   waitFor,
   type TestWorld,
-} from './test-support/notifier-harness.ts';
+} from '../test/notifier-harness.ts';
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));

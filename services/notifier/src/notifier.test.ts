@@ -14,7 +14,7 @@ import {
   redisBackbone,
   waitFor,
   type TestWorld,
-} from './test-support/notifier-harness.ts';
+} from '../test/notifier-harness.ts';
 
 describe('notifier on PostgreSQL, Redis and dev-core', function () {
   this.timeout(60_000);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { AppError } from '@chat/contracts';
 import type { DeliveredEvent } from '../backbone.ts';
-import { events, runBackboneContract, waitFor } from '../testing/backbone-contract.ts';
+import { events, runBackboneContract, waitFor } from '../../test/backbone-contract.ts';
 import { RedisStreamsBackbone, type RedisStreamsBackboneOptions } from './redis-streams-backbone.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runLeaseRegistryContract, fresh } from '../testing/lease-registry-contract.ts';
+import { runLeaseRegistryContract, fresh } from '../../test/lease-registry-contract.ts';
 import { InProcessStreamLeaseRegistry } from './in-process-stream-lease-registry.ts';
 
 runLeaseRegistryContract('InProcessStreamLeaseRegistry', async (options) => new InProcessStreamLeaseRegistry(options));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ManualClock, attempt, freshKey, runRateLimiterContract, windowStart } from '../testing/rate-limiter-contract.ts';
+import { ManualClock, attempt, freshKey, runRateLimiterContract, windowStart } from '../../test/rate-limiter-contract.ts';
 import { InProcessFixedWindowRateLimiter } from './in-process-fixed-window-rate-limiter.ts';
 
 runRateLimiterContract('InProcessFixedWindowRateLimiter', async (options) => new InProcessFixedWindowRateLimiter(options));

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { AppError } from '@chat/contracts';
-import { ManualClock, attempt, freshKey, runRateLimiterContract, windowStart } from '../testing/rate-limiter-contract.ts';
+import { ManualClock, attempt, freshKey, runRateLimiterContract, windowStart } from '../../test/rate-limiter-contract.ts';
 import {
   REDIS_URL,
   TestKeyspace,
@@ -9,7 +9,7 @@ import {
   firstJsonLine,
   silentServer,
   startScript,
-} from '../testing/redis-test-support.ts';
+} from '../../test/redis-test-support.ts';
 import { RedisFixedWindowRateLimiter, type RedisFixedWindowRateLimiterOptions } from './redis-fixed-window-rate-limiter.ts';
 
 const keyspace = new TestKeyspace();

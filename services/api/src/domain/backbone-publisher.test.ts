@@ -3,7 +3,7 @@ import { createLogger } from '@chat/observability';
 import { createStore, migrate, openDatabase, toMessageResponse, type Database, type NewMessage, type Store } from '@chat/store';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
-import { newMessage } from '../test-support/new-message.ts';
+import { newMessage } from '../../test/new-message.ts';
 import { BackbonePublisher } from './backbone-publisher.ts';
 
 describe('BackbonePublisher (embedded database, in-process backbone)', function () {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { RENDER_POLICY, renderMarkdown, renderThroughParser, sanitizeRenderedHtml } from './markdown-renderer.ts';
-import { assertSafeHtml } from './fixtures/assert-safe-html.ts';
-import { MAX_BODY_BYTES, REDOS_PAYLOADS } from './fixtures/redos-payloads.ts';
-import { fastestRenderMs } from './fixtures/render-timing.ts';
-import { XSS_VECTORS } from './fixtures/xss-vectors.ts';
+import { assertSafeHtml } from '../../test/fixtures/assert-safe-html.ts';
+import { MAX_BODY_BYTES, REDOS_PAYLOADS } from '../../test/fixtures/redos-payloads.ts';
+import { fastestRenderMs } from '../../test/fixtures/render-timing.ts';
+import { XSS_VECTORS } from '../../test/fixtures/xss-vectors.ts';
 
 const REL = 'rel="nofollow noopener noreferrer"';
 

@@ -3,7 +3,7 @@ import { createLogger } from '@chat/observability';
 import { createStore, migrate, openDatabase, type Database, type Store } from '@chat/store';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
-import { newMessage } from '../test-support/new-message.ts';
+import { newMessage } from '../../test/new-message.ts';
 import { OutboxRelay } from './outbox-relay.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

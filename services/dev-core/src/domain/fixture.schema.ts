@@ -47,7 +47,7 @@ function reportDuplicates(ids: string[], what: string, path: (string | number)[]
 }
 
 /**
- * The data dev-core answers from (architecture.md, "The core service and dev-core"). Unknown properties
+ * The data dev-core answers from (docs/core-contract.md, "dev-core"). Unknown properties
  * are dropped rather than refused, so fixtures written for a later shape still load; every listed field
  * is checked. Branch IDs are unique across repositories because a branch ID names one branch forever.
  */

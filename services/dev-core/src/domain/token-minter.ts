@@ -3,7 +3,7 @@ import { newUlid } from '@chat/contracts';
 import type { FixtureStore } from './fixture-store.ts';
 import { issuerUrl, type IssuerKeys, type IssuerName } from './signing-keys.ts';
 
-/** The token kinds `POST /dev/tokens` can mint (architecture.md). */
+/** The token kinds `POST /dev/tokens` can mint (docs/core-contract.md, "dev-core"). */
 export const TOKEN_TYPES = ['human', 'bot', 'core_resource', 'id_token', 'app'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
 

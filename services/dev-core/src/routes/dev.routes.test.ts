@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { DevCoreHandle } from '../server.ts';
-import { call, DEMO, demoFixture, SERVICE_TOKEN, startTestDevCore } from '../test-support/dev-core-harness.ts';
+import { call, DEMO, demoFixture, SERVICE_TOKEN, startTestDevCore } from '../../test/dev-core-harness.ts';
 
 describe('dev-core /dev/* and JWKS', () => {
   let core: DevCoreHandle;

@@ -19,7 +19,7 @@ const faultBodySchema = z.object({
   latencyMs: z.number().int().min(0).max(600_000).optional(),
 });
 
-/** The test surface of architecture.md: mint tokens, read and replace the fixture, set faults. */
+/** The test surface of docs/core-contract.md ("dev-core"): mint tokens, read and replace the fixture, set faults. */
 export function devRoutes(ctx: DevCoreContext): Router {
   const router = Router();
 

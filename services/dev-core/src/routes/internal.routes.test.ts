@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DevCoreHandle } from '../server.ts';
-import { call, DEMO, demoFixture, SERVICE_TOKEN, startTestDevCore } from '../test-support/dev-core-harness.ts';
+import { call, DEMO, demoFixture, SERVICE_TOKEN, startTestDevCore } from '../../test/dev-core-harness.ts';
 
 const service = { authorization: `Bearer ${SERVICE_TOKEN}` };
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { GatewayHarness, roomEventsPath, TARGETS } from '../test-support/gateway-harness.ts';
+import { GatewayHarness, roomEventsPath, TARGETS } from '../../test/gateway-harness.ts';
 
 /** Reads a whole response off a raw socket: the head, and the body as the chunks on the wire. */
 async function rawStream(url: string, path: string, token: string, onOpen: () => Promise<void>) {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { StreamLease } from '@chat/coordination';
 import { roomScopeKey, type RoomScope } from '@chat/store';
-import { GatewayHarness, roomEventsPath, TARGETS, TEST_REDIS_URL, type TestRepository } from '../test-support/gateway-harness.ts';
-import { eventually, resourceCounts, retainedHeapBytes } from '../test-support/leak-probe.ts';
-import { backboneConnections } from '../test-support/redis-client-list.ts';
-import { openSse, type SseClient } from '../test-support/sse-client.ts';
+import { GatewayHarness, roomEventsPath, TARGETS, TEST_REDIS_URL, type TestRepository } from '../../test/gateway-harness.ts';
+import { eventually, resourceCounts, retainedHeapBytes } from '../../test/leak-probe.ts';
+import { backboneConnections } from '../../test/redis-client-list.ts';
+import { openSse, type SseClient } from '../../test/sse-client.ts';
 
 // 10,000 streams in waves of 2,000 held at once, as the bench's leak scenario does: a wave's client
 // and server sockets (4,000 descriptors) stay well under the 20,000 open-files cap; 10,000 at once

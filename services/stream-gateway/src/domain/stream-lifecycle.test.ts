@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { MessageRow } from '@chat/store';
-import { GatewayHarness, roomEventsPath, TARGETS } from '../test-support/gateway-harness.ts';
-import { openSse, type SseClient } from '../test-support/sse-client.ts';
+import { GatewayHarness, roomEventsPath, TARGETS } from '../../test/gateway-harness.ts';
+import { openSse, type SseClient } from '../../test/sse-client.ts';
 
 const repoScope = (repositoryId: string) => ({ repositoryId, branchId: null });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

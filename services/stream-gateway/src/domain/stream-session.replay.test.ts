@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { toMessageResponse, type MessageRow } from '@chat/store';
-import { GatewayHarness, roomEventsPath, TARGETS } from '../test-support/gateway-harness.ts';
-import { eventually } from '../test-support/leak-probe.ts';
-import { openSse, type SseClient } from '../test-support/sse-client.ts';
-import { countMessageReads, type StoreReads } from '../test-support/store-read-counter.ts';
+import { GatewayHarness, roomEventsPath, TARGETS } from '../../test/gateway-harness.ts';
+import { eventually } from '../../test/leak-probe.ts';
+import { openSse, type SseClient } from '../../test/sse-client.ts';
+import { countMessageReads, type StoreReads } from '../../test/store-read-counter.ts';
 
 const BACKLOG = 20_000;
 const PAGE = 200;

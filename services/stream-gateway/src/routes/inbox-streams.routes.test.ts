@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { NotificationRow } from '@chat/store';
-import { GatewayHarness, roomEventsPath, TARGETS } from '../test-support/gateway-harness.ts';
-import { acknowledge, bot, expectedNotification, human, inboxCursorOf, inboxEventsPath, notify, publishNotification } from '../test-support/inbox-fixture.ts';
-import { openSse, type SseClient } from '../test-support/sse-client.ts';
+import { GatewayHarness, roomEventsPath, TARGETS } from '../../test/gateway-harness.ts';
+import { acknowledge, bot, expectedNotification, human, inboxCursorOf, inboxEventsPath, notify, publishNotification } from '../../test/inbox-fixture.ts';
+import { openSse, type SseClient } from '../../test/sse-client.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const notifications = (client: SseClient) => client.events.filter((e) => e.event === 'notification');

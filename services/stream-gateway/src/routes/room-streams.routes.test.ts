@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { toMessageResponse, type MessageRow } from '@chat/store';
 import { ulid } from 'ulid';
-import { GatewayHarness, roomEventsPath, TARGETS } from '../test-support/gateway-harness.ts';
-import { openSse, type SseClient } from '../test-support/sse-client.ts';
+import { GatewayHarness, roomEventsPath, TARGETS } from '../../test/gateway-harness.ts';
+import { openSse, type SseClient } from '../../test/sse-client.ts';
 
 const repoScope = (repositoryId: string) => ({ repositoryId, branchId: null });
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { ServerResponse } from 'node:http';
 import type { StreamSession } from '../domain/stream-session.ts';
-import { GatewayHarness, roomEventsPath } from '../test-support/gateway-harness.ts';
-import { openSse, type SseClient } from '../test-support/sse-client.ts';
+import { GatewayHarness, roomEventsPath } from '../../test/gateway-harness.ts';
+import { openSse, type SseClient } from '../../test/sse-client.ts';
 
 describe('the standalone request listener', function () {
   this.timeout(60_000);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
-import { DEMO_FIXTURE_PATH } from '../domain/fixture-store.ts';
-import { startDevCore, type DevCoreHandle } from '../server.ts';
+import { DEMO_FIXTURE_PATH } from '../src/domain/fixture-store.ts';
+import { startDevCore, type DevCoreHandle } from '../src/server.ts';
 
 export const SERVICE_TOKEN = 'test-service-token-0123456789';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { AppError } from '@chat/contracts';
-import type { StreamCapOptions, StreamLease, StreamLeaseRegistry } from '../leases/stream-lease-registry.ts';
+import type { StreamCapOptions, StreamLease, StreamLeaseRegistry } from '../src/leases/stream-lease-registry.ts';
 
 /** Opens a registry on a store fresh for the current test; the contract closes it afterwards. */
 export type OpenRegistry = (options: StreamCapOptions) => Promise<StreamLeaseRegistry>;

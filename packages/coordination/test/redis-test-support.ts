@@ -66,7 +66,7 @@ export async function silentServer(): Promise<{ url: string; close(): Promise<vo
 }
 
 /** The package folder, where `node --import tsx` finds tsx. */
-const packageDir = fileURLToPath(new URL('../../', import.meta.url));
+const packageDir = fileURLToPath(new URL('../', import.meta.url));
 
 /** Starts one of the `test/` scripts as its own Node process. */
 export function startScript(script: string, args: string[]): ChildProcess {

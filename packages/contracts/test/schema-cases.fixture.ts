@@ -1,7 +1,7 @@
 // Test data shared by the schema tests and the OpenAPI/ajv tests. The field lists restate spec
 // section 2 by hand, so a schema that drifts from the spec makes those tests fail.
 import type { z } from 'zod';
-import * as contracts from './index.ts';
+import * as contracts from '../src/index.ts';
 
 const REPO = '01J9ZQ3V0C6M4WB7X8Y9Z0ABCD';
 const BRANCH = '01J9ZQ3V0C6M4WB7X8Y9Z0ABCE';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '@chat/contracts';
-import type { AppendRateKey, AppendRateLimiter, AppendRateScope } from '../rate-limit/append-rate-limiter.ts';
+import type { AppendRateKey, AppendRateLimiter, AppendRateScope } from '../src/rate-limit/append-rate-limiter.ts';
 
 /** What the contract needs to open a limiter; `close` is called after each test. */
 export interface ContractLimiterOptions {

@@ -10,8 +10,8 @@ import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { migrate, openDatabase, toMessageResponse, type Database, type MessageRow, type RoomScope } from '@chat/store';
 import { pino } from 'pino';
 import { ulid } from 'ulid';
-import { createGatewayRuntime, type GatewayRuntime } from '../runtime.ts';
-import type { StreamEngineSettings } from '../settings.ts';
+import { createGatewayRuntime, type GatewayRuntime } from '../src/runtime.ts';
+import type { StreamEngineSettings } from '../src/settings.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

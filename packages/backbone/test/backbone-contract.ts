@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { Backbone, BackboneEvent, Channel, Consumer, DeliveredEvent } from '../backbone.ts';
+import type { Backbone, BackboneEvent, Channel, Consumer, DeliveredEvent } from '../src/backbone.ts';
 
 /** Settings a contract test may need from the backbone under test. */
 export interface ContractBackboneOptions {

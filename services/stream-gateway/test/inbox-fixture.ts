@@ -1,6 +1,6 @@
 import { inboxKey, toNotificationResponse, toStoredNotification, type InboxOwner, type NotificationRow } from '@chat/store';
 import { ulid } from 'ulid';
-import { inboxCursorScope } from '../domain/inbox-source.ts';
+import { inboxCursorScope } from '../src/domain/inbox-source.ts';
 import type { GatewayHarness } from './gateway-harness.ts';
 
 /** The inbox path of a repository. */
