@@ -25,6 +25,8 @@ export const WORKLOADS: Readonly<Record<string, WorkloadSpec>> = {
   // The notifier has no drain setting: stop() ends the consumer's block (1 s) and settles the batch
   // in hand, whose core calls time out after CORE_TIMEOUT_MS (2 s). Ten seconds covers it.
   notifier: { packageDir: 'services/notifier', script: 'start', adminPortKey: 'NOTIFIER_ADMIN_PORT', drain: { fixedMs: 10_000 } },
+  // Answers the ingress's own refusals in the envelope; it closes its server at once on SIGTERM.
+  'ingress-errors': { packageDir: 'services/api', script: 'start:ingress-errors', adminPortKey: 'INGRESS_ERRORS_ADMIN_PORT', drain: { fixedMs: 1_000 } },
   migrate: { packageDir: 'packages/store', script: 'migrate' },
 };
 

@@ -2,6 +2,7 @@ import { configReferencesResolve, commandMatchesPackageScript, imagesPinned, res
 import { graceCoversDrain, probesOnAdminPort, scaledAndProtected } from './deployment-rules.ts';
 import { noCredentialsInConfigMaps, oneNamespace, secretsArePlaceholders } from './config-rules.ts';
 import { ingressRoutesStreams, servicesResolve } from './routing-rules.ts';
+import { ingressRefusalsEnveloped } from './ingress-refusal-rules.ts';
 import { checkKustomizations } from './kustomization-rules.ts';
 import { loadManifestTree } from './manifest-files.ts';
 import { buildContext, type Rule } from './rule-context.ts';
@@ -23,6 +24,7 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   oneNamespace,
   servicesResolve,
   ingressRoutesStreams,
+  ingressRefusalsEnveloped,
 };
 
 export interface ValidationReport {

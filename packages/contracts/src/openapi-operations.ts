@@ -52,6 +52,9 @@ const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, s
     409: 'The room is virtual and its scope is sealed, so it cannot be materialized.',
     429: 'STREAM_PRINCIPAL_LIMIT or STREAM_ROOM_LIMIT: a stream cap is reached; retry after `Retry-After` seconds.',
   },
+  inboxStream: {
+    503: 'STREAM_UNAVAILABLE with `Retry-After`: the caller already holds as many inbox streams as its per-principal cap allows (all repositories together), or the stream listener is unavailable; AUTHORIZATION_UNAVAILABLE or STORE_UNAVAILABLE: core or the store is unavailable.',
+  },
   acknowledge: {
     404: 'The notification is unavailable to the principal.',
     409: 'INBOX_CHECKPOINT_STALE: `expectedCursor` differs from the current checkpoint.',

@@ -24,6 +24,16 @@ export async function tryAcquire(
   }
 }
 
+/** Acquires and returns an inbox lease, or the AppError that refused it. */
+export async function tryAcquireInbox(registry: StreamLeaseRegistry, principalKey: string): Promise<StreamLease | AppError> {
+  try {
+    return await registry.acquireInbox({ principalKey });
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+}
+
 export function fresh(kind: string): string {
   return `${kind}-${randomUUID()}`;
 }
@@ -98,17 +108,21 @@ export function runLeaseRegistryContract(name: string, open: OpenRegistry): void
       expect(outcomes.filter((o) => o instanceof AppError && o.code === 'STREAM_ROOM_LIMIT')).to.have.length(45);
     });
 
-    it('keeps a held lease past leaseMs by renewing it', async function () {
+    it('keeps held leases past leaseMs by renewing them, room and inbox alike', async function () {
       this.timeout(10_000);
-      const registry = await registryWith({ principalCap: 1, roomCap: 1, leaseMs: 600 });
+      const registry = await registryWith({ principalCap: 1, roomCap: 1, inboxPrincipalCap: 1, leaseMs: 600 });
       const principal = fresh('p');
       const room = fresh('r');
       const lease = await registry.acquire({ principalKey: principal, roomKey: room });
+      const inbox = await registry.acquireInbox({ principalKey: principal });
       await sleep(1_800);
       expect(((await tryAcquire(registry, principal, fresh('r'))) as AppError).code).to.equal('STREAM_PRINCIPAL_LIMIT');
       expect(((await tryAcquire(registry, fresh('p'), room)) as AppError).code).to.equal('STREAM_ROOM_LIMIT');
+      expect(((await tryAcquireInbox(registry, principal)) as AppError).code).to.equal('STREAM_UNAVAILABLE');
       await lease.release();
+      await inbox.release();
       expect(await tryAcquire(registry, principal, room)).not.to.be.instanceOf(AppError);
+      expect(await tryAcquireInbox(registry, principal)).not.to.be.instanceOf(AppError);
     });
 
     it('refuses new streams with 503 STREAM_UNAVAILABLE once closed, and releasing afterwards is harmless', async () => {
@@ -128,6 +142,77 @@ export function runLeaseRegistryContract(name: string, open: OpenRegistry): void
       const refused = (await tryAcquire(registry, principal, fresh('r'))) as AppError;
       expect(refused.code).to.equal('STREAM_PRINCIPAL_LIMIT');
       expect(refused.retryAfterSeconds).to.equal(5);
+    });
+
+    it('uses the documented inbox default: 64 inbox streams per principal, Retry-After 5 behind live leases', async () => {
+      const registry = await registryWith({});
+      const principal = fresh('p');
+      for (let i = 0; i < 64; i += 1) await registry.acquireInbox({ principalKey: principal });
+      const refused = (await tryAcquireInbox(registry, principal)) as AppError;
+      expect(refused.code).to.equal('STREAM_UNAVAILABLE');
+      expect(refused.retryAfterSeconds).to.equal(5);
+    });
+
+    it('refuses an inbox stream past the inbox cap with 503 STREAM_UNAVAILABLE and the configured Retry-After, per principal', async () => {
+      const registry = await registryWith({ inboxPrincipalCap: 2, retryAfterSeconds: 4 });
+      const principal = fresh('p');
+      await registry.acquireInbox({ principalKey: principal });
+      await registry.acquireInbox({ principalKey: principal });
+      for (let i = 0; i < 3; i += 1) {
+        const refused = await tryAcquireInbox(registry, principal);
+        expect(refused).to.be.instanceOf(AppError);
+        expect((refused as AppError).code).to.equal('STREAM_UNAVAILABLE');
+        expect((refused as AppError).status).to.equal(503);
+        expect((refused as AppError).retryAfterSeconds).to.equal(4);
+        expect((refused as AppError).message).to.match(/inbox streams/);
+      }
+      expect(await tryAcquireInbox(registry, fresh('p'))).not.to.be.instanceOf(AppError);
+    });
+
+    it('counts inbox streams apart from room streams: neither cap takes the other\'s slots', async () => {
+      const registry = await registryWith({ principalCap: 1, roomCap: 1, inboxPrincipalCap: 1 });
+      const principal = fresh('p');
+      const room = await registry.acquire({ principalKey: principal, roomKey: fresh('r') });
+      const inbox = await registry.acquireInbox({ principalKey: principal });
+      expect(((await tryAcquire(registry, principal, fresh('r'))) as AppError).code).to.equal('STREAM_PRINCIPAL_LIMIT');
+      expect(((await tryAcquireInbox(registry, principal)) as AppError).code).to.equal('STREAM_UNAVAILABLE');
+      await inbox.release();
+      expect(((await tryAcquire(registry, principal, fresh('r'))) as AppError).code).to.equal('STREAM_PRINCIPAL_LIMIT');
+      const again = await registry.acquireInbox({ principalKey: principal });
+      await room.release();
+      expect(((await tryAcquireInbox(registry, principal)) as AppError).code).to.equal('STREAM_UNAVAILABLE');
+      expect(await tryAcquire(registry, principal, fresh('r'))).not.to.be.instanceOf(AppError);
+      await again.release();
+    });
+
+    it('frees an inbox slot on release, and a second release changes nothing', async () => {
+      const registry = await registryWith({ inboxPrincipalCap: 1 });
+      const principal = fresh('p');
+      const lease = await registry.acquireInbox({ principalKey: principal });
+      expect(await tryAcquireInbox(registry, principal)).to.be.instanceOf(AppError);
+      await lease.release();
+      await lease.release();
+      const again = await registry.acquireInbox({ principalKey: principal });
+      expect(again.id).not.to.equal(lease.id);
+      expect(await tryAcquireInbox(registry, principal)).to.be.instanceOf(AppError);
+    });
+
+    it('lets exactly the inbox cap through when 50 inbox acquires for one principal race', async () => {
+      const registry = await registryWith({ inboxPrincipalCap: 5 });
+      const principal = fresh('p');
+      const outcomes = await Promise.all(Array.from({ length: 50 }, () => tryAcquireInbox(registry, principal)));
+      expect(outcomes.filter((o) => !(o instanceof AppError))).to.have.length(5);
+      expect(outcomes.filter((o) => o instanceof AppError && o.code === 'STREAM_UNAVAILABLE')).to.have.length(45);
+    });
+
+    it('refuses inbox streams with 503 STREAM_UNAVAILABLE once closed, and releasing afterwards is harmless', async () => {
+      const registry = await registryWith({});
+      const lease = await registry.acquireInbox({ principalKey: fresh('p') });
+      await registry.close();
+      const refused = await tryAcquireInbox(registry, fresh('p'));
+      expect((refused as AppError).code).to.equal('STREAM_UNAVAILABLE');
+      expect((refused as AppError).status).to.equal(503);
+      await lease.release();
     });
   });
 }

@@ -24,6 +24,8 @@ export const GatewayEnvSchema = z.object({
   STREAM_CAP_PER_PRINCIPAL: positiveInt.default(16),
   /** Streams one room may have across all gateways. @defaultValue 2000 */
   STREAM_CAP_PER_ROOM: positiveInt.default(2000),
+  /** Inbox streams one principal may hold across all gateways; past it, 503 STREAM_UNAVAILABLE with Retry-After. @defaultValue 64 */
+  STREAM_CAP_INBOX_PER_PRINCIPAL: positiveInt.default(64),
   /** Lifetime of a stream-cap lease without renewal (a killed gateway's slots free within it). @defaultValue 30000 */
   STREAM_LEASE_MS: positiveInt.min(1000).default(30_000),
   /** Window over which SIGTERM hands every stream off before exit, in milliseconds. @defaultValue 10000 */
@@ -52,8 +54,13 @@ export function engineSettingsOf(env: Pick<GatewayEnv, 'GATEWAY_HEARTBEAT_MS' | 
 }
 
 /** The stream caps of a parsed environment. */
-export function streamCapsOf(env: Pick<GatewayEnv, 'STREAM_CAP_PER_PRINCIPAL' | 'STREAM_CAP_PER_ROOM' | 'STREAM_LEASE_MS'>) {
-  return { principalCap: env.STREAM_CAP_PER_PRINCIPAL, roomCap: env.STREAM_CAP_PER_ROOM, leaseMs: env.STREAM_LEASE_MS };
+export function streamCapsOf(env: Pick<GatewayEnv, 'STREAM_CAP_PER_PRINCIPAL' | 'STREAM_CAP_PER_ROOM' | 'STREAM_CAP_INBOX_PER_PRINCIPAL' | 'STREAM_LEASE_MS'>) {
+  return {
+    principalCap: env.STREAM_CAP_PER_PRINCIPAL,
+    roomCap: env.STREAM_CAP_PER_ROOM,
+    inboxPrincipalCap: env.STREAM_CAP_INBOX_PER_PRINCIPAL,
+    leaseMs: env.STREAM_LEASE_MS,
+  };
 }
 
 /** The settings the all-in-one process takes from the gateway's environment. */
@@ -66,6 +73,7 @@ export const GatewayEngineEnvSchema = GatewayEnvSchema.pick({
   GATEWAY_QUEUE_MAX_BYTES: true,
   STREAM_CAP_PER_PRINCIPAL: true,
   STREAM_CAP_PER_ROOM: true,
+  STREAM_CAP_INBOX_PER_PRINCIPAL: true,
   STREAM_LEASE_MS: true,
   GATEWAY_DRAIN_MS: true,
 });

@@ -11,7 +11,7 @@ export { StreamSession, type CloseReason, type SessionGrant, type SessionSetting
 export type { SourceItem, StreamSource } from './domain/stream-source.ts';
 export { createRoomSource, RoomSource } from './domain/room-source.ts';
 export { createInboxSource, inboxCursorScope } from './domain/inbox-source.ts';
-export { inboxOwnerOf, resolveInboxStreamTarget, UNCAPPED_INBOX_LEASE, type InboxStreamTarget } from './domain/open-inbox-stream.ts';
+export { inboxOwnerOf, reserveInboxStream, resolveInboxStreamTarget, type InboxStreamTarget } from './domain/open-inbox-stream.ts';
 export { ScopeGrant, scopeGrant, principalKey } from './domain/scope-grant.ts';
 export { resumeCursor } from './domain/resume-input.ts';
 export { durableFrame, controlFrame, singleLineJson } from './domain/sse-frame.ts';

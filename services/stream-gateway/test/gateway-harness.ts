@@ -21,7 +21,7 @@ const SERVICE_TOKEN = 'gateway-test-service-token';
 export type TargetName = 'pglite+in-process' | 'postgres+redis';
 export const TARGETS: TargetName[] = ['pglite+in-process', 'postgres+redis'];
 
-/** One test repository of the fixture: an active branch, a deleted one, alice writes, bob reads. */
+/** One test repository of the fixture: an active branch, a deleted one, alice writes, bob and carol read (carol is left to the inbox-cap tests). */
 export interface TestRepository {
   id: string;
   activeBranch: string;
@@ -163,7 +163,7 @@ export class GatewayHarness {
 
   private buildFixture(): Record<string, unknown> {
     return {
-      users: [{ id: 'u_alice' }, { id: 'u_bob' }, { id: 'u_eve' }],
+      users: [{ id: 'u_alice' }, { id: 'u_bob' }, { id: 'u_carol' }, { id: 'u_eve' }],
       organizations: [{ id: 'o_acme' }],
       repositories: [
         ...this.repositories.map((r) => ({
@@ -173,7 +173,7 @@ export class GatewayHarness {
             { id: r.activeBranch, state: 'active' },
             { id: r.deletedBranch, state: 'deleted' },
           ],
-          members: { u_alice: 'write', u_bob: 'read' },
+          members: { u_alice: 'write', u_bob: 'read', u_carol: 'read' },
         })),
         { id: this.archived.id, state: 'archived', branches: [{ id: this.archived.branch, state: 'active' }], members: { u_alice: 'write' } },
       ],

@@ -18,7 +18,9 @@ export class InProcessStreamLeaseRegistry implements StreamLeaseRegistry {
   private readonly settings: StreamCapSettings;
   private readonly principals = new Map<string, Set<string>>();
   private readonly rooms = new Map<string, Set<string>>();
-  private readonly live = new Map<string, { principalKey: string; roomKey: string }>();
+  private readonly inboxes = new Map<string, Set<string>>();
+  /** Each live lease's entries: the sets it holds a slot in, and its key in each. */
+  private readonly live = new Map<string, Array<[Map<string, Set<string>>, string]>>();
   private closed = false;
 
   constructor(options: StreamCapOptions = {}) {
@@ -33,11 +35,18 @@ export class InProcessStreamLeaseRegistry implements StreamLeaseRegistry {
     if ((this.rooms.get(input.roomKey)?.size ?? 0) >= this.settings.roomCap) {
       throw streamCapReached('room', this.settings.retryAfterSeconds);
     }
-    const id = randomUUID();
-    add(this.principals, input.principalKey, id);
-    add(this.rooms, input.roomKey, id);
-    this.live.set(id, { ...input });
-    return { id, release: async () => this.release(id) };
+    return this.hold([
+      [this.principals, input.principalKey],
+      [this.rooms, input.roomKey],
+    ]);
+  }
+
+  async acquireInbox(input: { principalKey: string }): Promise<StreamLease> {
+    if (this.closed) throw streamLeasesUnavailable();
+    if ((this.inboxes.get(input.principalKey)?.size ?? 0) >= this.settings.inboxPrincipalCap) {
+      throw streamCapReached('inbox', this.settings.retryAfterSeconds);
+    }
+    return this.hold([[this.inboxes, input.principalKey]]);
   }
 
   async close(): Promise<void> {
@@ -45,12 +54,18 @@ export class InProcessStreamLeaseRegistry implements StreamLeaseRegistry {
     for (const id of [...this.live.keys()]) this.release(id);
   }
 
+  private hold(slots: Array<[Map<string, Set<string>>, string]>): StreamLease {
+    const id = randomUUID();
+    for (const [sets, key] of slots) add(sets, key, id);
+    this.live.set(id, slots);
+    return { id, release: async () => this.release(id) };
+  }
+
   private release(id: string): void {
-    const lease = this.live.get(id);
-    if (!lease) return;
+    const slots = this.live.get(id);
+    if (!slots) return;
     this.live.delete(id);
-    remove(this.principals, lease.principalKey, id);
-    remove(this.rooms, lease.roomKey, id);
+    for (const [sets, key] of slots) remove(sets, key, id);
   }
 }
 

@@ -1,8 +1,13 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { AppError } from '@chat/contracts';
+<<<<<<< HEAD
 import { fresh, runLeaseRegistryContract, sleep, tryAcquire } from '../../test/lease-registry-contract.ts';
 import { REDIS_URL, TestKeyspace, UNREACHABLE_REDIS_URL, firstJsonLine, silentServer, startScript } from '../../test/redis-test-support.ts';
+=======
+import { fresh, runLeaseRegistryContract, sleep, tryAcquire, tryAcquireInbox } from '../testing/lease-registry-contract.ts';
+import { REDIS_URL, TestKeyspace, UNREACHABLE_REDIS_URL, firstJsonLine, silentServer, startScript } from '../testing/redis-test-support.ts';
+>>>>>>> inboxcap
 import { RedisStreamLeaseRegistry, type RedisStreamLeaseRegistryOptions } from './redis-stream-lease-registry.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 
@@ -65,35 +70,83 @@ describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
     await leases[0]!.release();
   });
 
-  it('lays keys out as <prefix>:{cap:p|r:<key>} scored by server-clock expiry, every key with a TTL', async () => {
+  it('lays keys out as <prefix>:{cap:p|r|i:<key>} scored by server-clock expiry, every key with a TTL', async () => {
     const keyPrefix = keyspace.prefix('cap');
     const registry = open({ redis: REDIS_URL, keyPrefix, leaseMs: 4_000 });
     const principal = fresh('p');
     const room = fresh('r');
     const lease = await registry.acquire({ principalKey: principal, roomKey: room });
+    const inbox = await registry.acquireInbox({ principalKey: principal });
     const keys = (await keyspace.keysOf(keyPrefix)).sort();
-    expect(keys).to.deep.equal([`${keyPrefix}:{cap:p:${principal}}`, `${keyPrefix}:{cap:r:${room}}`].sort());
+    const idOf = (key: string) => (key.includes('{cap:i:') ? inbox.id : lease.id);
+    expect(keys).to.deep.equal([`${keyPrefix}:{cap:p:${principal}}`, `${keyPrefix}:{cap:r:${room}}`, `${keyPrefix}:{cap:i:${principal}}`].sort());
     const [seconds] = await keyspace.admin.time();
     for (const key of keys) {
       const ttl = await keyspace.admin.pttl(key);
       expect(ttl, key).to.be.within(1, 8_000);
-      const score = Number(await keyspace.admin.zscore(key, lease.id));
+      const score = Number(await keyspace.admin.zscore(key, idOf(key)));
       expect(score - Number(seconds) * 1000).to.be.within(2_000, 5_000);
     }
     await lease.release();
+    await inbox.release();
     for (const key of keys) expect(await keyspace.admin.zcard(key)).to.equal(0);
   });
 
-  it('releases its leases in Redis when closed', async () => {
+  it('releases its leases in Redis when closed, inbox leases included', async () => {
     const keyPrefix = keyspace.prefix('cap');
-    const registry = open({ redis: REDIS_URL, keyPrefix, principalCap: 2 });
+    const registry = open({ redis: REDIS_URL, keyPrefix, principalCap: 2, inboxPrincipalCap: 2 });
     const principal = fresh('p');
     await registry.acquire({ principalKey: principal, roomKey: fresh('r') });
     await registry.acquire({ principalKey: principal, roomKey: fresh('r') });
+    await registry.acquireInbox({ principalKey: principal });
+    await registry.acquireInbox({ principalKey: principal });
     await registry.close();
-    const other = open({ redis: REDIS_URL, keyPrefix, principalCap: 2 });
+    const other = open({ redis: REDIS_URL, keyPrefix, principalCap: 2, inboxPrincipalCap: 2 });
     await other.acquire({ principalKey: principal, roomKey: fresh('r') });
     await other.acquire({ principalKey: principal, roomKey: fresh('r') });
+    await other.acquireInbox({ principalKey: principal });
+    await other.acquireInbox({ principalKey: principal });
+  });
+
+  it('keeps the inbox cap across several gateways acquiring at once', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const gateways = Array.from({ length: 5 }, () => open({ redis: REDIS_URL, keyPrefix, inboxPrincipalCap: 6 }));
+    const principal = fresh('p');
+    const outcomes = await Promise.all(gateways.flatMap((g) => Array.from({ length: 20 }, () => tryAcquireInbox(g, principal))));
+    expect(outcomes.filter((o) => !(o instanceof AppError))).to.have.length(6);
+    expect(await keyspace.admin.zcard(gateways[0]!.inboxSetKey(principal))).to.equal(6);
+  });
+
+  it('frees the inbox slots of a killed gateway within leaseMs', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const leaseMs = 1_500;
+    const principal = fresh('p');
+    const gateway = startScript('hold-stream-leases.ts', [REDIS_URL, keyPrefix, principal, 'inbox', '3', String(leaseMs)]);
+    try {
+      const { ids } = await firstJsonLine<{ ids: string[] }>(gateway, 15_000);
+      expect(ids).to.have.length(3);
+      const registry = open({ redis: REDIS_URL, keyPrefix, inboxPrincipalCap: 3, leaseMs, retryAfterSeconds: 30 });
+      expect(await keyspace.admin.zcard(registry.inboxSetKey(principal))).to.equal(3);
+      await sleep(leaseMs * 1.5);
+      expect(((await tryAcquireInbox(registry, principal)) as AppError).code).to.equal('STREAM_UNAVAILABLE');
+
+      gateway.kill('SIGKILL');
+      const killedAt = Date.now();
+      const refused = (await tryAcquireInbox(registry, principal)) as AppError;
+      expect(refused.code).to.equal('STREAM_UNAVAILABLE');
+      expect(refused.retryAfterSeconds).to.be.within(1, Math.ceil(leaseMs / 1000));
+      let freedAfter = -1;
+      while (Date.now() - killedAt < leaseMs * 3) {
+        if (!((await tryAcquireInbox(registry, principal)) instanceof AppError)) {
+          freedAfter = Date.now() - killedAt;
+          break;
+        }
+        await sleep(25);
+      }
+      expect(freedAfter).to.be.within(0, leaseMs + 200);
+    } finally {
+      gateway.kill('SIGKILL');
+    }
   });
 
   it('frees the slots of a killed gateway within leaseMs, answering Retry-After from their expiry meanwhile', async () => {

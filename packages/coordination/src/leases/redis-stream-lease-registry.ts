@@ -35,16 +35,15 @@ export interface RedisStreamLeaseRegistryOptions extends StreamCapOptions {
 /** Ids per renewal script call, so one crowded room does not make one huge script run. */
 const RENEW_CHUNK = 500;
 
-interface HeldSlots {
-  readonly principalSet: string;
-  readonly roomSet: string;
-}
+/** The sets a live lease holds a slot in: a room stream's principal and room sets, or an inbox stream's one set. */
+type HeldSlots = readonly string[];
 
 /**
  * The stream caps shared by every gateway through Redis. Each cap is a sorted set of lease ids
- * scored by expiry: `<prefix>:{cap:p:<principalKey>}` and `<prefix>:{cap:r:<roomKey>}`. The two
- * sets live in different Cluster slots, so a stream takes its principal slot, then its room slot,
- * and gives the first back if the second is refused. One timer per registry renews every live lease
+ * scored by expiry: `<prefix>:{cap:p:<principalKey>}` and `<prefix>:{cap:r:<roomKey>}` for room
+ * streams, `<prefix>:{cap:i:<principalKey>}` for inbox streams. A room stream's two sets live in
+ * different Cluster slots, so it takes its principal slot, then its room slot, and gives the first
+ * back if the second is refused. One timer per registry renews every live lease
  * in one pipeline each leaseMs/3, so the cost per round is one script call per busy set, not one
  * timer per stream.
  */
@@ -83,23 +82,31 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     return `${this.keyPrefix}:{cap:r:${roomKey}}`;
   }
 
+  inboxSetKey(principalKey: string): string {
+    return `${this.keyPrefix}:{cap:i:${principalKey}}`;
+  }
+
   async acquire(input: { principalKey: string; roomKey: string }): Promise<StreamLease> {
     if (this.closed) throw streamLeasesUnavailable();
     const id = randomUUID();
-    const slots: HeldSlots = { principalSet: this.principalSetKey(input.principalKey), roomSet: this.roomSetKey(input.roomKey) };
-    await this.take('principal', slots.principalSet, id, this.settings.principalCap);
+    const principalSet = this.principalSetKey(input.principalKey);
+    const roomSet = this.roomSetKey(input.roomKey);
+    await this.take('principal', principalSet, id, this.settings.principalCap);
     try {
-      await this.take('room', slots.roomSet, id, this.settings.roomCap);
+      await this.take('room', roomSet, id, this.settings.roomCap);
     } catch (err) {
-      await this.removeSlots([slots.principalSet], id);
+      await this.removeSlots([principalSet], id);
       throw err;
     }
-    if (this.closed) {
-      await this.removeSlots([slots.principalSet, slots.roomSet], id);
-      throw streamLeasesUnavailable();
-    }
-    this.live.set(id, slots);
-    return { id, release: () => this.release(id) };
+    return this.hold(id, [principalSet, roomSet]);
+  }
+
+  async acquireInbox(input: { principalKey: string }): Promise<StreamLease> {
+    if (this.closed) throw streamLeasesUnavailable();
+    const id = randomUUID();
+    const inboxSet = this.inboxSetKey(input.principalKey);
+    await this.take('inbox', inboxSet, id, this.settings.inboxPrincipalCap);
+    return this.hold(id, [inboxSet]);
   }
 
   async close(): Promise<void> {
@@ -111,10 +118,20 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     this.live.clear();
     if (held.length > 0) {
       const pipeline = this.handle.redis.pipeline();
-      for (const [id, slots] of held) pipeline.zrem(slots.principalSet, id).zrem(slots.roomSet, id);
+      for (const [id, slots] of held) for (const key of slots) pipeline.zrem(key, id);
       await this.execQuietly(pipeline.exec());
     }
     await releaseHandle(this.handle);
+  }
+
+  /** Registers slots taken in Redis as a live lease, unless the registry closed meanwhile. */
+  private async hold(id: string, slots: HeldSlots): Promise<StreamLease> {
+    if (this.closed) {
+      await this.removeSlots(slots, id);
+      throw streamLeasesUnavailable();
+    }
+    this.live.set(id, slots);
+    return { id, release: () => this.release(id) };
   }
 
   private async take(kind: StreamCapKind, key: string, id: string, cap: number): Promise<void> {
@@ -139,7 +156,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     const slots = this.live.get(id);
     if (!slots) return;
     this.live.delete(id);
-    await this.queueRemoval([slots.principalSet, slots.roomSet], id);
+    await this.queueRemoval(slots, id);
   }
 
   /**
@@ -201,7 +218,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
         if (!slots) continue; // released while the round ran
         this.live.delete(id);
         this.report(new StreamLeaseLostError(id));
-        await this.removeSlots([slots.principalSet, slots.roomSet], id);
+        await this.removeSlots(slots, id);
       }
     } catch (err) {
       // The next round retries every lease; two more rounds fit in a lease before any slot expires.
@@ -215,7 +232,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private async renewRound(): Promise<Set<string>> {
     const idsBySet = new Map<string, string[]>();
     for (const [id, slots] of this.live) {
-      for (const key of [slots.principalSet, slots.roomSet]) {
+      for (const key of slots) {
         const ids = idsBySet.get(key) ?? [];
         ids.push(id);
         idsBySet.set(key, ids);

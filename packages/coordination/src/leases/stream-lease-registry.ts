@@ -7,7 +7,10 @@ export interface StreamLease {
   release(): Promise<void>;
 }
 
-/** The per-principal and per-room stream caps (spec section 6 rule 9), shared by every gateway instance. */
+/**
+ * The stream caps, shared by every gateway instance: per principal and per room for room streams
+ * (spec section 6 rule 9), and per principal for inbox streams, counted apart from room streams.
+ */
 export interface StreamLeaseRegistry {
   /**
    * Takes a slot for a new stream under both caps; throws AppError('STREAM_PRINCIPAL_LIMIT' |
@@ -15,6 +18,13 @@ export interface StreamLeaseRegistry {
    * leaseMs/3 until release(); a process that dies stops renewing and its slots free within leaseMs.
    */
   acquire(input: { principalKey: string; roomKey: string }): Promise<StreamLease>;
+  /**
+   * Takes a slot for a new inbox stream under the per-principal inbox cap, renewed and freed like a
+   * room stream's slot. The spec gives the inbox stream no 429, so a full cap throws
+   * AppError('STREAM_UNAVAILABLE', msg, { retryAfterSeconds }): a 503 the client retries after
+   * Retry-After, as it would any listener outage.
+   */
+  acquireInbox(input: { principalKey: string }): Promise<StreamLease>;
   /** Stops renewals and releases this registry's leases. */
   close(): Promise<void>;
 }
@@ -31,6 +41,13 @@ export interface StreamCapOptions {
    * @defaultValue 2000
    */
   roomCap?: number;
+  /**
+   * Concurrent inbox streams one principal may hold across all gateways (all repositories together),
+   * counted apart from its room streams. One person's browser tabs and devices each hold one per
+   * repository they watch, so the cap sits well above what one person opens.
+   * @defaultValue 64
+   */
+  inboxPrincipalCap?: number;
   /**
    * How long a slot outlives its last renewal; renewals run every third of it. A killed gateway's
    * slots free within this time.
@@ -50,6 +67,7 @@ export interface StreamCapOptions {
 export interface StreamCapSettings {
   readonly principalCap: number;
   readonly roomCap: number;
+  readonly inboxPrincipalCap: number;
   readonly leaseMs: number;
   readonly retryAfterSeconds: number;
 }
@@ -58,6 +76,7 @@ export function streamCapSettings(options: StreamCapOptions): StreamCapSettings 
   const settings = {
     principalCap: options.principalCap ?? 16,
     roomCap: options.roomCap ?? 2000,
+    inboxPrincipalCap: options.inboxPrincipalCap ?? 64,
     leaseMs: options.leaseMs ?? 30_000,
     retryAfterSeconds: options.retryAfterSeconds ?? 5,
   };
@@ -67,15 +86,23 @@ export function streamCapSettings(options: StreamCapOptions): StreamCapSettings 
   return settings;
 }
 
-/** Which cap refused a stream. */
-export type StreamCapKind = 'principal' | 'room';
+/** Which cap refused a stream: a room stream's principal or room cap, or the inbox cap. */
+export type StreamCapKind = 'principal' | 'room' | 'inbox';
 
-/** The 429 answer for a full cap. */
+/**
+ * The answer for a full cap: 429 for room streams (spec section 6 rule 9); 503 STREAM_UNAVAILABLE
+ * for inbox streams, whose statuses (section 4) are 200, 400, 401, 403 and 503 only.
+ */
 export function streamCapReached(kind: StreamCapKind, retryAfterSeconds: number): AppError {
   const retry = { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)) };
-  return kind === 'principal'
-    ? new AppError('STREAM_PRINCIPAL_LIMIT', 'Too many open streams for this principal; retry after Retry-After seconds.', retry)
-    : new AppError('STREAM_ROOM_LIMIT', 'Too many open streams in this room; retry after Retry-After seconds.', retry);
+  switch (kind) {
+    case 'principal':
+      return new AppError('STREAM_PRINCIPAL_LIMIT', 'Too many open streams for this principal; retry after Retry-After seconds.', retry);
+    case 'room':
+      return new AppError('STREAM_ROOM_LIMIT', 'Too many open streams in this room; retry after Retry-After seconds.', retry);
+    case 'inbox':
+      return new AppError('STREAM_UNAVAILABLE', 'Too many open inbox streams for this principal; retry after Retry-After seconds.', retry);
+  }
 }
 
 /** The 503 answer when the caps cannot be checked. */

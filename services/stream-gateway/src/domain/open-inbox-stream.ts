@@ -1,8 +1,9 @@
 import type { VerifiedPrincipal } from '@chat/authz-client';
-import type { StreamLease } from '@chat/coordination';
+import type { StreamLease, StreamLeaseRegistry } from '@chat/coordination';
 import type { CursorCodec } from '@chat/contracts';
 import type { InboxOwner, Store } from '@chat/store';
 import { createInboxSource, inboxCursorScope } from './inbox-source.ts';
+import { principalKey } from './scope-grant.ts';
 import type { StreamSource } from './stream-source.ts';
 
 export interface InboxStreamTarget {
@@ -35,12 +36,13 @@ export function resolveInboxStreamTarget(
 }
 
 /**
- * The lease of an inbox stream. Inbox streams are not capped: the spec gives the inbox stream no 429
- * (its statuses are 200, 400, 401, 403, 503), so a cap would have no honest way to refuse. What an
- * inbox stream can cost is bounded elsewhere: one per caller and repository in practice, a hub map
- * entry when idle, and the output limits per stream.
+ * Takes the caller's inbox-stream slot: inbox streams are capped per principal across all gateways
+ * and repositories (`STREAM_CAP_INBOX_PER_PRINCIPAL`), apart from its room streams. The spec gives
+ * the inbox stream no 429 (its statuses are 200, 400, 401, 403, 503), so a full cap answers 503
+ * STREAM_UNAVAILABLE with Retry-After: a client backs off and retries as it does for any listener
+ * outage, and the caller's open streams are left alone.
+ * @throws AppError STREAM_UNAVAILABLE (cap reached, or the caps cannot be checked)
  */
-export const UNCAPPED_INBOX_LEASE: StreamLease = Object.freeze({
-  id: 'inbox-uncapped',
-  release: async () => undefined,
-});
+export function reserveInboxStream(deps: { leases: StreamLeaseRegistry }, principal: VerifiedPrincipal): Promise<StreamLease> {
+  return deps.leases.acquireInbox({ principalKey: principalKey(principal) });
+}

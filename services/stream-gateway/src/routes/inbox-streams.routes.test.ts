@@ -12,8 +12,9 @@ const waitForNotifications = (client: SseClient, count: number, timeoutMs = 5000
 for (const target of TARGETS) {
   describe(`inbox stream (${target})`, function () {
     this.timeout(30_000);
-    // Caps far below what the tests open: inbox streams must never meet them.
-    const h = new GatewayHarness({ target, engine: { heartbeatMs: 300, recheckMs: 300 }, caps: { principalCap: 2, roomCap: 2 } });
+    // Room caps below the inbox cap: inbox streams are counted apart from room streams.
+    const INBOX_CAP = 3;
+    const h = new GatewayHarness({ target, engine: { heartbeatMs: 300, recheckMs: 300 }, caps: { principalCap: 2, roomCap: 2, inboxPrincipalCap: INBOX_CAP } });
     const clients: SseClient[] = [];
     const open = async (path: string, token: string | undefined, headers: Record<string, string> = {}) => {
       const client = await openSse(h.url, path, token, headers);
@@ -117,12 +118,6 @@ for (const target of TARGETS) {
         expect(JSON.parse(event!.data)).to.deep.equal(expectedNotification(h, owner, row, 0));
       });
 
-      it('is not capped: more streams than the room caps allow all open (the inbox stream has no 429)', async () => {
-        const repo = h.repository();
-        const token = await h.token();
-        const opened = await Promise.all(Array.from({ length: 6 }, () => open(inboxEventsPath(repo.id), token)));
-        expect(opened.map((c) => c.response.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
-      });
 
       it('replays from the start in order: id the durable cursor, data the NotificationResponse with acknowledged against the checkpoint', async () => {
         const repo = h.repository();
@@ -227,6 +222,58 @@ for (const target of TARGETS) {
         const beat = client.events.find((e) => e.event === 'heartbeat')!;
         expect(beat.id).to.equal(undefined);
         expect(Object.keys(JSON.parse(beat.data))).to.deep.equal(['serverTime']);
+      });
+    });
+
+    describe('the per-principal inbox stream cap', () => {
+      // u_carol is used by no other test, so every slot of hers is one this test holds.
+      it('refuses the stream past the cap across repositories with 503 STREAM_UNAVAILABLE, Retry-After and the envelope; other principals and room streams are counted apart; a closed stream frees its slot', async () => {
+        const [a, b, c] = [h.repository(), h.repository(), h.repository()];
+        const carol = await h.token('u_carol');
+        const held = [await open(inboxEventsPath(a.id), carol), await open(inboxEventsPath(a.id), carol), await open(inboxEventsPath(b.id), carol)];
+        expect(held.map((client) => client.response.status)).to.deep.equal(Array(INBOX_CAP).fill(200));
+
+        const refused = await open(inboxEventsPath(c.id), carol, { 'x-request-id': 'inbox-cap' });
+        expect(refused.response.status).to.equal(503);
+        expect(refused.response.body.error).to.include({ code: 'STREAM_UNAVAILABLE', requestId: 'inbox-cap' });
+        expect(refused.response.body.error.message).to.match(/inbox streams/);
+        expect(refused.response.headers['x-request-id']).to.equal('inbox-cap');
+        expect(String(refused.response.headers['retry-after'])).to.match(/^[1-9][0-9]*$/);
+
+        // Another principal's inbox streams, and carol's room streams, take no inbox slot of hers.
+        expect((await open(inboxEventsPath(c.id), await h.token('u_bob'))).response.status).to.equal(200);
+        expect((await open(roomEventsPath(c.id), carol)).response.status).to.equal(200);
+        expect((await open(inboxEventsPath(c.id), carol)).response.status).to.equal(503);
+
+        // A closed stream gives its slot back (the server sees the close, then releases).
+        held[0]!.close();
+        let reopened: SseClient | undefined;
+        for (const deadline = Date.now() + 5000; !reopened && Date.now() < deadline; ) {
+          const attempt = await open(inboxEventsPath(c.id), carol);
+          if (attempt.response.status === 200) reopened = attempt;
+          else await sleep(50);
+        }
+        expect(reopened, 'a freed slot').not.to.equal(undefined);
+        expect((await open(inboxEventsPath(c.id), carol)).response.status).to.equal(503);
+      });
+
+      it('keeps no slot for a stream refused before it opened (a bad cursor, a wrong Accept)', async () => {
+        const repo = h.repository();
+        const carol = await h.token('u_carol');
+        for (let i = 0; i < INBOX_CAP + 2; i++) {
+          expect((await open(inboxEventsPath(repo.id), carol, { 'last-event-id': 'forged' })).response.status).to.equal(400);
+          expect((await open(inboxEventsPath(repo.id), carol, { accept: 'application/json' })).response.status).to.equal(400);
+        }
+        // The previous test's streams closed in afterEach; their slots free once the server sees it.
+        let statuses: number[] = [];
+        for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
+          for (const c of clients.splice(0)) c.close();
+          statuses = [];
+          for (let i = 0; i < INBOX_CAP; i++) statuses.push((await open(inboxEventsPath(repo.id), carol)).response.status);
+          if (statuses.every((status) => status === 200)) break;
+          await sleep(100);
+        }
+        expect(statuses).to.deep.equal(Array(INBOX_CAP).fill(200));
       });
     });
 

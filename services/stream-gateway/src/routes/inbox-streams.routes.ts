@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { ServerResponse } from 'node:http';
 import type { GatewayDeps } from '../deps.ts';
-import { resolveInboxStreamTarget, UNCAPPED_INBOX_LEASE } from '../domain/open-inbox-stream.ts';
+import { reserveInboxStream, resolveInboxStreamTarget } from '../domain/open-inbox-stream.ts';
 import { resumeCursor } from '../domain/resume-input.ts';
 import { ScopeGrant } from '../domain/scope-grant.ts';
 import { openStream } from '../domain/stream-engine.ts';
@@ -16,7 +16,8 @@ export const INBOX_STREAM_PATH = '/v1/repositories/:repositoryId/inbox/events';
 /**
  * The inbox stream route, self-contained like the room streams. Order: request ID, token, scope, live
  * read authorization on the repository (what a principal needs for its own inbox there), then resume
- * input and Accept, then the stream. No stream cap and no materializing: see `UNCAPPED_INBOX_LEASE`.
+ * input and Accept, then the caller's inbox-stream slot (`reserveInboxStream`), then the stream. No
+ * materializing: an inbox never notified streams nothing until its first notification.
  */
 export function createInboxStreamRouter(deps: GatewayDeps): Router {
   const router = Router();
@@ -36,12 +37,13 @@ export async function streamInbox(deps: GatewayDeps, req: StreamRequest, res: Se
   const cursor = resumeCursor(req.lastEventId, req.cursorQuery);
   requireEventStream(req.accept);
   const target = resolveInboxStreamTarget(deps, { principal, repositoryId: scope.repositoryId, cursor });
+  // openStream owns the lease from here: the session releases it when it closes or fails to open.
   await openStream(deps.engine, {
     res,
     source: target.source,
     afterSeq: target.afterSeq,
     grant: new ScopeGrant(deps.core, principal, scopeRequest(scope)),
-    lease: UNCAPPED_INBOX_LEASE,
+    lease: await reserveInboxStream(deps, principal),
     requestId,
   });
 }

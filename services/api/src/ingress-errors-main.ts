@@ -1,0 +1,34 @@
+/**
+ * The ingress's error backend: `pnpm --filter @chat/api start:ingress-errors`. A process of its own
+ * (Deployment `ingress-errors` in infra/k8s), so it answers while every API or gateway pod is down;
+ * see `routes/ingress-error.routes.ts`. SIGTERM/SIGINT stop it after in-flight answers.
+ */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { createLogger, startAdminServer } from '@chat/observability';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { loadIngressErrorsConfig } from './ingress-errors-config.ts';
+import { createIngressErrorListener } from './routes/ingress-error.routes.ts';
+
+const config = loadIngressErrorsConfig(process.env);
+const logger = createLogger({ name: 'ingress-errors', level: config.LOG_LEVEL });
+const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'chat_ingress_errors_' });
+const server = createServer(createIngressErrorListener({ logger, registry })).listen(config.PORT, config.HOST);
+await once(server, 'listening');
+let draining = false;
+const admin = await startAdminServer({ port: config.INGRESS_ERRORS_ADMIN_PORT, host: config.HOST, registry, checks: [], isDraining: () => draining });
+logger.info({ port: config.PORT, admin: admin.url }, 'ingress error backend listening');
+
+async function shutdown(signal: string): Promise<void> {
+  if (draining) return;
+  draining = true;
+  logger.info({ signal }, 'stopping');
+  server.close();
+  server.closeIdleConnections();
+  await once(server, 'close');
+  await admin.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
