@@ -1,13 +1,8 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { AppError } from '@chat/contracts';
-<<<<<<< HEAD
-import { fresh, runLeaseRegistryContract, sleep, tryAcquire } from '../../test/lease-registry-contract.ts';
+import { fresh, runLeaseRegistryContract, sleep, tryAcquire, tryAcquireInbox } from '../../test/lease-registry-contract.ts';
 import { REDIS_URL, TestKeyspace, UNREACHABLE_REDIS_URL, firstJsonLine, silentServer, startScript } from '../../test/redis-test-support.ts';
-=======
-import { fresh, runLeaseRegistryContract, sleep, tryAcquire, tryAcquireInbox } from '../testing/lease-registry-contract.ts';
-import { REDIS_URL, TestKeyspace, UNREACHABLE_REDIS_URL, firstJsonLine, silentServer, startScript } from '../testing/redis-test-support.ts';
->>>>>>> inboxcap
 import { RedisStreamLeaseRegistry, type RedisStreamLeaseRegistryOptions } from './redis-stream-lease-registry.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 
