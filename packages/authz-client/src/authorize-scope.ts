@@ -1,7 +1,7 @@
 import { AppError } from '@chat/contracts';
 import type { AuthorizationAction } from './core-contract.schema.ts';
 import type { CallOptions, CoreClient } from './core-client.ts';
-import type { VerifiedPrincipal } from './token-verifier.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 
 /** The attribution fields a message stores (spec section 2), all from one core decision. */
 export interface DecisionAttribution {

@@ -10,12 +10,8 @@ import {
 } from 'jose';
 import { extractBearerToken, tokenRejected } from './bearer-header.ts';
 import { coreEndpoints } from './core-endpoints.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 import { VerifiedTokenCache } from './verified-token-cache.ts';
-
-/** Who a verified bearer token speaks for, and until when. */
-export type VerifiedPrincipal =
-  | { kind: 'user'; id: string; expiresAt: Date; tokenId?: string }
-  | { kind: 'bot'; id: string; credentialId: string; expiresAt: Date; tokenId?: string };
 
 export interface TokenVerifierOptions {
   /** Core's base URL; issuers and key sets are derived from it (docs/core-contract.md). */

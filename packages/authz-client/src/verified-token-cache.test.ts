@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { VerifiedPrincipal } from './token-verifier.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 import { VerifiedTokenCache } from './verified-token-cache.ts';
 
 function principal(id: string, expiresAtMs: number): VerifiedPrincipal {
