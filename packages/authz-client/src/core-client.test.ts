@@ -151,10 +151,20 @@ describe('createCoreClient against dev-core', () => {
       { kind: 'bot' as const, id: 'b_reader' },
     ];
 
+    const alice = { kind: 'user' as const, id: 'u_alice' };
+
     it('resolves with the author’s core resource token', async () => {
       const coreResourceToken = await core.mintToken({ type: 'core_resource', subjectId: 'u_alice' });
-      const { targets: resolved } = await client.resolveMentions({ repositoryId: REPO, branchId: BRANCH, targets, coreResourceToken });
+      const { targets: resolved } = await client.resolveMentions({ repositoryId: REPO, branchId: BRANCH, targets, author: alice, coreResourceToken });
       expect(resolved.map((t) => t.valid)).to.deep.equal([true, false, true]);
+    });
+
+    it('throws CORE_RESOURCE_TOKEN_REJECTED for a valid token of someone other than the author', async () => {
+      const bobs = await core.mintToken({ type: 'core_resource', subjectId: 'u_bob' });
+      const err = await failure(client.resolveMentions({ repositoryId: REPO, targets, author: alice, coreResourceToken: bobs }));
+      expect(err.code).to.equal('CORE_RESOURCE_TOKEN_REJECTED');
+      const own = await client.resolveMentions({ repositoryId: REPO, targets, author: { kind: 'user', id: 'u_bob' }, coreResourceToken: bobs });
+      expect(own.targets).to.have.length(3);
     });
 
     it('throws CORE_RESOURCE_TOKEN_REJECTED for a token core refuses', async () => {
@@ -162,7 +172,7 @@ describe('createCoreClient against dev-core', () => {
         await core.mintToken({ type: 'human', subjectId: 'u_alice' }),
         await core.mintToken({ type: 'core_resource', subjectId: 'u_alice', expiresInSeconds: -60 }),
       ]) {
-        const err = await failure(client.resolveMentions({ repositoryId: REPO, targets, coreResourceToken }));
+        const err = await failure(client.resolveMentions({ repositoryId: REPO, targets, author: alice, coreResourceToken }));
         expect(err.code).to.equal('CORE_RESOURCE_TOKEN_REJECTED');
         expect(err.message).to.not.contain(coreResourceToken);
       }
@@ -338,7 +348,7 @@ describe('createCoreClient against a core answering garbage', () => {
   it('sends the service token, the request ID and the resource token in headers', async () => {
     respond = json(200, { targets: [{ kind: 'human', id: 'u_bob', valid: true }], extra: 'ignored' });
     const result = await client().resolveMentions(
-      { repositoryId: REPO, targets: [{ kind: 'human', id: 'u_bob' }], coreResourceToken: 'a.b.c' },
+      { repositoryId: REPO, targets: [{ kind: 'human', id: 'u_bob' }], author: { kind: 'user', id: 'u_alice' }, coreResourceToken: 'a.b.c' },
       { requestId: 'req-42' },
     );
     expect(result).to.deep.equal({ targets: [{ kind: 'human', id: 'u_bob', valid: true }] });

@@ -16,6 +16,7 @@ export {
   type AuthorizationAction,
   type AuthorizationDecision,
   type AuthorizationRequest,
+  type MentionAuthor,
   type MentionResolution,
   type MentionResolutionRequest,
   type MentionTarget,

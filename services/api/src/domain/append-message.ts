@@ -6,7 +6,7 @@ import type { AppendRateLimiter, RateUnit } from './append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
 import { measureBody, sameContent, validateMentions } from './message-body.ts';
-import { resolveMentionTargets } from './resolve-mentions.ts';
+import { mentionLookup, resolveMentionTargets } from './resolve-mentions.ts';
 
 export interface AppendMessageDeps {
   store: Store;
@@ -72,7 +72,8 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
     throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
   }
   if (mentions.length > 0) {
-    await resolveMentionTargets(deps.core, { principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization, requestId: input.requestId });
+    const lookup = mentionLookup({ principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization });
+    await resolveMentionTargets(deps.core, lookup, input.requestId);
   }
   let unit: RateUnit;
   try {

@@ -9,6 +9,12 @@ export interface ResourceTokenDeps {
 /** Audience of core's own resource API; chat forwards these tokens and never verifies them itself. */
 export const CORE_RESOURCE_AUDIENCE = 'core';
 
+/** The sender of a message, as chat names it to mention resolution. */
+export interface MentionAuthor {
+  kind: 'user' | 'bot';
+  id: string;
+}
+
 /**
  * Verifies a `Bearer <core_resource token>` header value and returns the user it speaks for, or
  * undefined when it is malformed, forged, expired, or a token of another kind.
@@ -28,4 +34,18 @@ export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a resource token may be used for a mention lookup by `author`: it must verify and speak for
+ * that very person. A token of someone else gets the same refusal as a forged or expired one, so a
+ * caller holding a stolen token cannot learn whether it is still valid.
+ */
+export async function resourceTokenOfAuthor(
+  deps: ResourceTokenDeps,
+  headerValue: string,
+  author: MentionAuthor | undefined,
+): Promise<boolean> {
+  const subject = await verifyResourceToken(deps, headerValue);
+  return subject !== undefined && author?.kind === 'user' && author.id === subject;
 }

@@ -153,8 +153,10 @@ describe('dev-core /internal/v1/*', () => {
         ...(resource === undefined ? {} : { 'x-core-resource-authorization': resource }),
       });
 
+    const alice = { kind: 'user', id: 'u_alice' };
+
     it('marks targets that exist and may read the scope as valid, keeping order', async () => {
-      const { status, body } = await resolve({ repositoryId: DEMO.repository, targets }, `Bearer ${await mint('core_resource')}`);
+      const { status, body } = await resolve({ repositoryId: DEMO.repository, targets, author: alice }, `Bearer ${await mint('core_resource')}`);
       expect(status).to.equal(200);
       expect(body.targets.map((t: { valid: boolean }) => t.valid)).to.deep.equal([true, false, true, false]);
       expect(body.targets[0]).to.deep.equal({ kind: 'human', id: 'u_alice', valid: true });
@@ -185,10 +187,23 @@ describe('dev-core /internal/v1/*', () => {
         await mint('core_resource'),
       ];
       for (const header of bad) {
-        const response = await resolve({ repositoryId: DEMO.repository, targets }, header);
+        const response = await resolve({ repositoryId: DEMO.repository, targets, author: alice }, header);
         expect(response.status).to.equal(401);
         expect(response.body.error.code).to.equal('resource_token_rejected');
       }
+    });
+
+    it("refuses a valid resource token that is not the author's own exactly like an invalid one", async () => {
+      const bobs = `Bearer ${await mint('core_resource', 'u_bob')}`;
+      const invalid = await resolve({ repositoryId: DEMO.repository, targets, author: alice }, 'Bearer not.a.jwt');
+      expect(invalid.status).to.equal(401);
+      for (const author of [alice, { kind: 'user', id: 'u_carol' }, { kind: 'bot', id: 'u_bob' }, undefined]) {
+        const response = await resolve({ repositoryId: DEMO.repository, targets, ...(author === undefined ? {} : { author }) }, bobs);
+        expect({ status: response.status, body: response.body }, JSON.stringify(author)).to.deep.equal({ status: invalid.status, body: invalid.body });
+      }
+      // The same token with its own author is accepted.
+      const own = await resolve({ repositoryId: DEMO.repository, targets, author: { kind: 'user', id: 'u_bob' } }, bobs);
+      expect(own.status).to.equal(200);
     });
   });
 });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { decideAuthorization } from '../domain/authorization.ts';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { resolveMentions } from '../domain/mention-resolution.ts';
-import { verifyResourceToken } from '../domain/resource-token.ts';
+import { resourceTokenOfAuthor } from '../domain/resource-token.ts';
 import { sendError } from './http-errors.ts';
 
 const idSchema = z.string().min(1).max(128);
@@ -59,6 +59,8 @@ const mentionsBodySchema = z.object({
   repositoryId: idSchema,
   branchId: idSchema.optional(),
   targets: z.array(z.object({ kind: z.enum(['human', 'bot']), id: idSchema })).max(100),
+  /** The message's sender; a resource token must be this user's own. */
+  author: z.object({ kind: z.enum(['user', 'bot']), id: idSchema }).optional(),
 });
 
 function digest(value: string): Buffer {
@@ -118,7 +120,8 @@ export function internalRoutes(ctx: DevCoreContext): Router {
       return;
     }
     const resourceHeader = req.get('x-core-resource-authorization');
-    if (resourceHeader !== undefined && (await verifyResourceToken(ctx, resourceHeader)) === undefined) {
+    // One refusal for every reason (forged, expired, another person's token), so it tells a caller nothing.
+    if (resourceHeader !== undefined && !(await resourceTokenOfAuthor(ctx, resourceHeader, body.data.author))) {
       sendError(res, 401, 'resource_token_rejected', 'core resource token rejected');
       return;
     }
