@@ -12,6 +12,13 @@ export interface MintRequest {
 
 export type FaultMode = 'ok' | 'unavailable' | 'slow';
 
+/** Calls received per service endpoint of dev-core. */
+export interface ServiceCalls {
+  authorize: number;
+  authorizeBatch: number;
+  resolveMentions: number;
+}
+
 /** dev-core's test surface over HTTP: tokens, the live fixture, faults. */
 export class DevCoreClient {
   constructor(readonly url: string) {}
@@ -29,6 +36,11 @@ export class DevCoreClient {
 
   async putFixture(fixture: unknown): Promise<void> {
     await this.call('PUT', '/dev/fixture', fixture);
+  }
+
+  /** Calls dev-core's service endpoints received since it started (`GET /dev/calls`). */
+  async calls(): Promise<ServiceCalls> {
+    return (await this.call('GET', '/dev/calls')) as ServiceCalls;
   }
 
   async setFaults(authorization: FaultMode, latencyMs?: number): Promise<void> {

@@ -179,4 +179,26 @@ describe('dev-core /dev/* and JWKS', () => {
       expect((await call(core.url, 'POST', '/dev/faults', { authorization: 'slow', latencyMs: -1 })).status).to.equal(400);
     });
   });
+
+  describe('GET /dev/calls', () => {
+    it('counts the calls each service endpoint received, plain and through express, refused ones included', async () => {
+      const before = (await call(core.url, 'GET', '/dev/calls')).body;
+      expect(Object.keys(before).sort()).to.deep.equal(['authorize', 'authorizeBatch', 'resolveMentions']);
+      const service = { authorization: `Bearer ${SERVICE_TOKEN}` };
+      const decision = { principal: { kind: 'user', id: 'u_alice' }, repositoryId: DEMO.repository, action: 'read' };
+      expect((await call(core.url, 'POST', '/internal/v1/authorize', decision, service)).status).to.equal(200);
+      // Not plain JSON (no content type): served by express.
+      const viaExpress = await fetch(`${core.url}/internal/v1/authorize`, { method: 'POST', headers: service, body: JSON.stringify(decision) });
+      expect(viaExpress.status).to.equal(400);
+      expect((await call(core.url, 'POST', '/internal/v1/authorize/batch', { requests: [decision] }, service)).status).to.equal(200);
+      expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] }, service)).status).to.equal(200);
+      expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] })).status).to.equal(401);
+      const after = (await call(core.url, 'GET', '/dev/calls')).body;
+      expect({
+        authorize: after.authorize - before.authorize,
+        authorizeBatch: after.authorizeBatch - before.authorizeBatch,
+        resolveMentions: after.resolveMentions - before.resolveMentions,
+      }).to.deep.equal({ authorize: 2, authorizeBatch: 1, resolveMentions: 2 });
+    });
+  });
 });

@@ -53,6 +53,10 @@ export function devRoutes(ctx: DevCoreContext): Router {
     res.json(ctx.store.current);
   });
 
+  router.get('/dev/calls', (_req, res) => {
+    res.json(ctx.calls.current);
+  });
+
   router.get('/dev/faults', (_req, res) => {
     res.json(ctx.faults.current);
   });

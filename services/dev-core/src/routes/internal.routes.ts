@@ -101,7 +101,10 @@ function requireServiceToken(ctx: DevCoreContext): RequestHandler {
 /** Core's service API for chat: live authorization decisions and mention resolution. */
 export function internalRoutes(ctx: DevCoreContext): Router {
   const router = Router();
-  router.use('/internal', applyFault(ctx), requireServiceToken(ctx));
+  router.use('/internal', (req, _res, next) => {
+    ctx.calls.record(req.originalUrl);
+    next();
+  }, applyFault(ctx), requireServiceToken(ctx));
 
   router.post('/internal/v1/authorize', (req, res) => {
     const answer = answerAuthorize(ctx, req.body);
