@@ -8,7 +8,12 @@ export interface MintRequest {
   subjectId: string;
   credentialId?: string;
   expiresInSeconds?: number;
+  /** The marketplace app of a human, core resource or app token (dev-core's demo app when absent). */
+  clientId?: string;
 }
+
+/** A revocation in dev-core: one token by its `jti`, or an app uninstalled for one user or everyone. */
+export type Revocation = { jti: string } | { clientId: string; subjectId?: string };
 
 export type FaultMode = 'ok' | 'unavailable' | 'slow';
 
@@ -36,6 +41,11 @@ export class DevCoreClient {
 
   async putFixture(fixture: unknown): Promise<void> {
     await this.call('PUT', '/dev/fixture', fixture);
+  }
+
+  /** Revokes a token or uninstalls an app (`POST /dev/revocations`); core refuses it from its next call. */
+  async revoke(revocation: Revocation): Promise<void> {
+    await this.call('POST', '/dev/revocations', revocation);
   }
 
   /** Calls dev-core's service endpoints received since it started (`GET /dev/calls`). */

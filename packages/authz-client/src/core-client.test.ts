@@ -11,6 +11,7 @@ import { createCoreClient, type CoreClient } from './core-client.ts';
 import { createCoreTransport, type CoreTransport } from './core-transport.ts';
 import { parseCoreResourceHeader } from './bearer-header.ts';
 import { createTokenVerifier } from './token-verifier.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 
 const SERVICE_TOKEN = 'authz-client-test-service-token';
 const REPO = '01JGFJJZ00QNYBVPQTAT49MN0F';
@@ -18,6 +19,9 @@ const BRANCH = '01JGFJJZZ89S40WZVASPCBT80G';
 const DELETED_BRANCH = '01JGFJK0YGB83273JNJF879N0A';
 const ARCHIVED_REPO = '01JGFJK1XRGVD3BX64YJ5R47M7';
 const FOREIGN_BRANCH = '01JGFJK2X0ENW0FH3C8BEWQVYR';
+
+/** A user as core's authorization is told of one: with its token's `jti` and `client_id`. */
+const userPrincipal = (id: string) => ({ kind: 'user' as const, id, tokenId: `jti-${id}`, clientId: 'dev-core-demo-app' });
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -51,7 +55,7 @@ describe('createCoreClient against dev-core', () => {
     core.replaceFixture(await demo());
   });
 
-  const user = (id: string) => ({ kind: 'user' as const, id, expiresAt: new Date(Date.now() + 60_000) });
+  const user = (id: string) => ({ ...userPrincipal(id), expiresAt: new Date(Date.now() + 60_000) });
   const bot = (id: string, credentialId: string) => ({ kind: 'bot' as const, id, credentialId, expiresAt: new Date(Date.now() + 60_000) });
 
   describe('authorizeScope', () => {
@@ -107,6 +111,27 @@ describe('createCoreClient against dev-core', () => {
       expect(err.status).to.equal(401);
     });
 
+    it('names the token to core, so a revoked human token or an uninstalled app is TOKEN_REJECTED at its next authorization, cached verification or not', async () => {
+      const verifier = createTokenVerifier({ coreUrl: core.url });
+      const revoke = (body: unknown) => fetch(`${core.url}/dev/revocations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const [leaked, kept] = await Promise.all([0, 1].map(() => core.mintToken({ type: 'human', subjectId: 'u_alice' })));
+      const appToken = await core.mintToken({ type: 'human', subjectId: 'u_alice', clientId: `app-${Date.now()}` });
+      const principals = await Promise.all([leaked, kept, appToken].map((t) => verifier.verify(`Bearer ${t}`)));
+      for (const principal of principals) expect((await authorizeScope(client, principal, { repositoryId: REPO, action: 'read' })).scopeState).to.equal('active');
+      const [leakedPrincipal, , appPrincipal] = principals as [VerifiedPrincipal, VerifiedPrincipal, VerifiedPrincipal];
+      if (leakedPrincipal.kind !== 'user' || appPrincipal.kind !== 'user') throw new Error('human tokens verify as users');
+      expect((await revoke({ jti: leakedPrincipal.tokenId })).status).to.equal(200);
+      expect((await revoke({ clientId: appPrincipal.clientId, subjectId: 'u_alice' })).status).to.equal(200);
+      for (const token of [leaked, appToken]) {
+        const principal = await verifier.verify(`Bearer ${token}`);
+        expect(principals).to.include(principal); // the verified-token cache answered
+        const err = await failure(authorizeScope(client, principal, { repositoryId: REPO, action: 'read' }));
+        expect(err.code).to.equal('TOKEN_REJECTED');
+        expect(err.status).to.equal(401);
+      }
+      expect((await authorizeScope(client, await verifier.verify(`Bearer ${kept}`), { repositoryId: REPO, action: 'read' })).scopeState).to.equal('active');
+    });
+
     it('sees fixture changes at once: revoked grant, revoked credential, new member', async () => {
       const fixture = await demo();
       fixture.bots[0].grants[0].state = 'revoked';
@@ -122,7 +147,7 @@ describe('createCoreClient against dev-core', () => {
   describe('faults', () => {
     it('unavailable → AUTHORIZATION_UNAVAILABLE (503)', async () => {
       core.setFaults({ authorization: 'unavailable' });
-      const err = await failure(client.authorize({ principal: { kind: 'user', id: 'u_alice' }, repositoryId: REPO, action: 'read' }));
+      const err = await failure(client.authorize({ principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' }));
       expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
       expect(err.status).to.equal(503);
       expect((await failure(client.resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
@@ -131,14 +156,14 @@ describe('createCoreClient against dev-core', () => {
     it('slow → AUTHORIZATION_UNAVAILABLE within the client timeout', async () => {
       core.setFaults({ authorization: 'slow', latencyMs: 5000 });
       const started = Date.now();
-      const err = await failure(client.authorize({ principal: { kind: 'user', id: 'u_alice' }, repositoryId: REPO, action: 'read' }));
+      const err = await failure(client.authorize({ principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' }));
       expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
       expect(Date.now() - started).to.be.within(450, 1500);
     });
 
     it('a wrong service token → AUTHORIZATION_UNAVAILABLE, never a client-facing 401', async () => {
       const misconfigured = createCoreClient({ coreUrl: core.url, serviceToken: 'wrong-token' });
-      const input = { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'read' as const };
+      const input = { principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' as const };
       expect((await failure(misconfigured.authorize(input))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
       expect((await failure(misconfigured.resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
     });
@@ -217,12 +242,12 @@ describe('createCoreClient: concurrent authorizations share core calls (against 
   }
 
   const cases = [
-    { input: { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
-    { input: { principal: { kind: 'user' as const, id: 'u_bob' }, repositoryId: REPO, action: 'write' as const }, expected: 'deny/active' },
-    { input: { principal: { kind: 'user' as const, id: 'u_carol' }, repositoryId: REPO, action: 'read' as const }, expected: 'deny/active' },
+    { input: { principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
+    { input: { principal: userPrincipal('u_bob'), repositoryId: REPO, action: 'write' as const }, expected: 'deny/active' },
+    { input: { principal: userPrincipal('u_carol'), repositoryId: REPO, action: 'read' as const }, expected: 'deny/active' },
     { input: { principal: { kind: 'bot' as const, id: 'b_ci', credentialId: 'c_1' }, repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
     { input: { principal: { kind: 'bot' as const, id: 'b_ci', credentialId: 'c_2' }, repositoryId: REPO, action: 'read' as const }, expected: 'principal_invalid/active' },
-    { input: { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, branchId: DELETED_BRANCH, action: 'write' as const }, expected: 'allow/sealed' },
+    { input: { principal: userPrincipal('u_alice'), repositoryId: REPO, branchId: DELETED_BRANCH, action: 'write' as const }, expected: 'allow/sealed' },
   ];
 
   it('answers 60 concurrent authorizations, each with its own decision, in far fewer HTTP calls', async () => {
@@ -285,7 +310,7 @@ describe('createCoreClient against a core answering garbage', () => {
   });
 
   const client = () => createCoreClient({ coreUrl: url, serviceToken: 'svc-token', timeoutMs: 300 });
-  const authorizeInput = { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'read' as const };
+  const authorizeInput = { principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' as const };
   const json = (status: number, body: unknown): RequestListener => (_req, res) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };

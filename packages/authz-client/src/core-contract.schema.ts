@@ -6,7 +6,14 @@ export const authorizationActionSchema = z.enum(['read', 'write']);
 export type AuthorizationAction = z.infer<typeof authorizationActionSchema>;
 
 export interface AuthorizationRequest {
-  principal: { kind: 'user' | 'bot'; id: string; credentialId?: string };
+  /**
+   * The caller. `tokenId` is the bearer token's `jti` (always for a user, when present for a bot),
+   * `clientId` a user token's `client_id`, `credentialId` a bot token's `cid`: core refuses a revoked
+   * token, an uninstalled app's token or a revoked credential as `principal_invalid`.
+   */
+  principal:
+    | { kind: 'user'; id: string; tokenId: string; clientId: string }
+    | { kind: 'bot'; id: string; credentialId: string; tokenId?: string };
   repositoryId: string;
   branchId?: string;
   action: AuthorizationAction;

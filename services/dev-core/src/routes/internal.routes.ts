@@ -11,7 +11,13 @@ import { sendError } from './http-errors.ts';
 const idSchema = z.string().min(1).max(128);
 
 export const authorizeBodySchema = z.object({
-  principal: z.object({ kind: z.enum(['user', 'bot']), id: idSchema, credentialId: idSchema.optional() }),
+  principal: z.object({
+    kind: z.enum(['user', 'bot']),
+    id: idSchema,
+    credentialId: idSchema.optional(),
+    tokenId: idSchema.optional(),
+    clientId: idSchema.optional(),
+  }),
   repositoryId: idSchema,
   branchId: idSchema.optional(),
   action: z.enum(['read', 'write']),
@@ -124,7 +130,7 @@ export function internalRoutes(ctx: DevCoreContext): Router {
     }
     const resourceHeader = req.get('x-core-resource-authorization');
     // One refusal for every reason (forged, expired, another person's token), so it tells a caller nothing.
-    if (resourceHeader !== undefined && !(await resourceTokenOfAuthor(ctx, resourceHeader, body.data.author))) {
+    if (resourceHeader !== undefined && !(await resourceTokenOfAuthor(ctx, ctx.store, resourceHeader, body.data.author))) {
       sendError(res, 401, 'resource_token_rejected', 'core resource token rejected');
       return;
     }
