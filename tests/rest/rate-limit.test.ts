@@ -72,6 +72,25 @@ function rateLimitRules(label: string, target: () => Target) {
     expect((await target().core.calls()).resolveMentions).to.equal(asked.resolveMentions);
   });
 
+  it(`[${label}] section 4 append rule 3: an exact retry of an append with mentions takes no unit and is answered while limited`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.writer();
+    const coreAuthorization = `Bearer ${await actors.coreResource()}`;
+    const body = `hi @${scenario.users.reader}`;
+    const mentioning = { bodyMarkdown: body, mentions: [{ principalKind: 'human', principalId: scenario.users.reader, startByte: 3, endByte: Buffer.byteLength(body) }] };
+    const key = ulid();
+    await atWindowStart();
+    const first = await node().append<MessageResponse>(scope, token, mentioning, { key, coreAuthorization });
+    expectStatus(first, 201);
+    const retry = await node().append<MessageResponse>(scope, token, mentioning, { key, coreAuthorization });
+    expectStatus(retry, 200);
+    expect(retry.body).to.deep.equal(first.body);
+    for (let i = 1; i < LIMIT; i++) expectStatus(await node().append(scope, token, { bodyMarkdown: `plain ${i}` }), 201);
+    expectError(await node().append(scope, token, { bodyMarkdown: 'over' }), 429, 'RATE_LIMITED');
+    expectStatus(await node().append(scope, token, mentioning, { key, coreAuthorization }), 200);
+  });
+
   it(`[${label}] section 4 append rule 9: a retry after 429 with the same key succeeds once the window has passed`, async () => {
     const { scenario, actors } = await target().scenario();
     const scope = { repositoryId: scenario.repositoryId };
