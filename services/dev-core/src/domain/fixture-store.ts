@@ -82,7 +82,7 @@ export class FixtureStore {
       r.jti !== undefined
         ? r.jti === token.tokenId
         : r.clientId === token.clientId && (r.subjectId === undefined || r.subjectId === token.subjectId);
-    return this.#fixture.revocations.some(matches) || this.#revoked.some(matches);
+    return (this.#fixture.revocations?.some(matches) ?? false) || this.#revoked.some(matches);
   }
 
   get current(): Fixture {

@@ -78,8 +78,11 @@ export const fixtureSchema = z
     organizations: z.array(z.object({ id: principalIdSchema })).default([]),
     repositories: z.array(repositorySchema).default([]),
     bots: z.array(botSchema).default([]),
-    /** Token IDs revoked and app installations removed before start (`POST /dev/revocations` adds more). */
-    revocations: z.array(revocationSchema).default([]),
+    /**
+     * Token IDs revoked and app installations removed before start (`POST /dev/revocations` adds
+     * more). Optional without a default, so a fixture without it reads back exactly as written.
+     */
+    revocations: z.array(revocationSchema).optional(),
   })
   .superRefine((fixture, ctx) => {
     reportDuplicates(fixture.users.map((u) => u.id), 'user', ['users'], ctx);
