@@ -8,9 +8,21 @@ export interface MintRequest {
   subjectId: string;
   credentialId?: string;
   expiresInSeconds?: number;
+  /** The marketplace app of a human, core resource or app token (dev-core's demo app when absent). */
+  clientId?: string;
 }
 
+/** A revocation in dev-core: one token by its `jti`, or an app uninstalled for one user or everyone. */
+export type Revocation = { jti: string } | { clientId: string; subjectId?: string };
+
 export type FaultMode = 'ok' | 'unavailable' | 'slow';
+
+/** Calls received per service endpoint of dev-core. */
+export interface ServiceCalls {
+  authorize: number;
+  authorizeBatch: number;
+  resolveMentions: number;
+}
 
 /** dev-core's test surface over HTTP: tokens, the live fixture, faults. */
 export class DevCoreClient {
@@ -29,6 +41,16 @@ export class DevCoreClient {
 
   async putFixture(fixture: unknown): Promise<void> {
     await this.call('PUT', '/dev/fixture', fixture);
+  }
+
+  /** Revokes a token or uninstalls an app (`POST /dev/revocations`); core refuses it from its next call. */
+  async revoke(revocation: Revocation): Promise<void> {
+    await this.call('POST', '/dev/revocations', revocation);
+  }
+
+  /** Calls dev-core's service endpoints received since it started (`GET /dev/calls`). */
+  async calls(): Promise<ServiceCalls> {
+    return (await this.call('GET', '/dev/calls')) as ServiceCalls;
   }
 
   async setFaults(authorization: FaultMode, latencyMs?: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import type { DevCoreClient } from './dev-core-client.ts';
+import type { DevCoreClient, Revocation } from './dev-core-client.ts';
 
 interface FixtureRepository {
   id: string;
@@ -26,6 +26,8 @@ export interface Fixture {
   organizations: Array<{ id: string }>;
   repositories: FixtureRepository[];
   bots: FixtureBot[];
+  /** Token IDs revoked and apps uninstalled (dev-core's `revocations`). */
+  revocations?: Revocation[];
 }
 
 /**
@@ -139,6 +141,7 @@ export class SharedFixture {
       organizations: [...c.organizations, ...part.organizations],
       repositories: [...c.repositories, ...part.repositories],
       bots: [...c.bots, ...part.bots],
+      revocations: [...(c.revocations ?? []), ...(part.revocations ?? [])],
     };
     await this.core.putFixture(this.current);
   }

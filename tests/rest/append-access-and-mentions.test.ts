@@ -100,6 +100,28 @@ for (const mode of MODES) {
       expect((await stack.api.list<MessagePageResponse>(scope, await actors.reader())).body.items).to.have.length(0);
     });
 
+    it("section 5: a core resource credential of someone else than the author gives 401 CORE_RESOURCE_TOKEN_REJECTED, answered like an expired one, and stores nothing", async () => {
+      const { scenario, actors } = await stack.scenario();
+      const scope = { repositoryId: scenario.repositoryId };
+      const writer = await actors.writer();
+      const earlier = await stack.api.append<MessageResponse>(scope, writer, { bodyMarkdown: 'earlier' });
+      expectStatus(earlier, 201);
+      const body = `hi @${scenario.users.reader}`;
+      const mentions = [{ principalKind: 'human', principalId: scenario.users.reader, ...at(body, `@${scenario.users.reader}`) }];
+      const readersCredential = await actors.mint({ type: 'core_resource', subjectId: scenario.users.reader });
+      const expired = await actors.mint({ type: 'core_resource', subjectId: scenario.users.writer, expiresInSeconds: -120 });
+      const key = ulid();
+      const stolen = await stack.api.append(scope, writer, { bodyMarkdown: body, mentions }, { key, coreAuthorization: `Bearer ${readersCredential}` });
+      expectError(stolen, 401, 'CORE_RESOURCE_TOKEN_REJECTED');
+      const invalid = await stack.api.append(scope, writer, { bodyMarkdown: body, mentions }, { coreAuthorization: `Bearer ${expired}` });
+      expectError(invalid, 401, 'CORE_RESOURCE_TOKEN_REJECTED');
+      expect((stolen.body as { error: { message: string } }).error.message).to.equal((invalid.body as { error: { message: string } }).error.message);
+      const list = await stack.api.list<MessagePageResponse>(scope, await actors.reader());
+      expect(list.body.items.map((m) => m.messageId)).to.deep.equal([earlier.body.messageId]);
+      // The same append with the author's own credential, and the same key, is a new message.
+      expectStatus(await stack.api.append(scope, writer, { bodyMarkdown: body, mentions }, { key, coreAuthorization: `Bearer ${await actors.coreResource()}` }), 201);
+    });
+
     it('section 4 append rule 8: human mentions with a valid core resource credential are stored with their bindings (201)', async () => {
       const { scenario, actors } = await stack.scenario();
       const scope = { repositoryId: scenario.repositoryId, branchId: scenario.branchId };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { MessageResponse, RoomResponse } from '@chat/contracts';
+import { ulid } from 'ulid';
 import type { RoomScope } from '../harness/api-client.ts';
 import { expectError, expectStatus } from '../harness/assertions.ts';
 import { MODES, sharedStack, type Actors, type Stack } from '../harness/stacks.ts';
@@ -79,6 +80,42 @@ for (const mode of MODES) {
         bot.credentials.find((c) => c.id === s.bots.appender.credentialId)!.state = 'revoked';
       });
       await expectEveryOperation(scopes, `Bearer ${token}`, 401, 'TOKEN_REJECTED');
+    });
+
+    /** The claims of a token, read without verifying it (the test minted it). */
+    const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { jti: string; client_id: string };
+
+    it('section 5 revocation: a revoked human token is refused (401 TOKEN_REJECTED) from its next request on; the same person\'s other tokens keep working', async () => {
+      const { scopes, actors } = await setup();
+      const s = actors.scenario;
+      const [leaked, other] = await Promise.all([0, 1].map(() => stack.core.mintToken({ type: 'human', subjectId: s.users.writer })));
+      // Verified and used first, so chat holds it in its verified-token cache.
+      expectStatus(await stack.api.getRoom(scopes[0]!, leaked!), 200);
+      expectStatus(await stack.api.append(scopes[0]!, leaked!, { bodyMarkdown: 'before the leak was noticed' }), 201);
+      await stack.core.revoke({ jti: claimsOf(leaked!).jti });
+      await expectEveryOperation(scopes, `Bearer ${leaked}`, 401, 'TOKEN_REJECTED');
+      // Refused the same way for a repository that does not exist: the answer tells nothing about rooms.
+      expectError(await stack.api.getRoom({ repositoryId: ulid() }, leaked!), 401, 'TOKEN_REJECTED');
+      expectStatus(await stack.api.getRoom(scopes[1]!, other!), 200);
+      expectStatus(await stack.api.append(scopes[0]!, other!, { bodyMarkdown: 'from another token' }), 201);
+      const list = await stack.api.list<{ items: MessageResponse[] }>(scopes[0]!, other!);
+      expect(list.body.items.map((m) => m.bodyMarkdown)).to.deep.equal(['before the leak was noticed', 'from another token']);
+    });
+
+    it('section 5 revocation: uninstalling a marketplace app refuses its tokens for that person (401 TOKEN_REJECTED); other apps and people are unaffected', async () => {
+      const { scopes, actors } = await setup();
+      const s = actors.scenario;
+      const app = `app-${ulid().toLowerCase()}`;
+      const [writerViaApp, readerViaApp, writerViaDemo] = await Promise.all([
+        stack.core.mintToken({ type: 'human', subjectId: s.users.writer, clientId: app }),
+        stack.core.mintToken({ type: 'human', subjectId: s.users.reader, clientId: app }),
+        stack.core.mintToken({ type: 'human', subjectId: s.users.writer }),
+      ]);
+      for (const token of [writerViaApp, readerViaApp, writerViaDemo]) expectStatus(await stack.api.getRoom(scopes[0]!, token), 200);
+      await stack.core.revoke({ clientId: app, subjectId: s.users.writer });
+      await expectEveryOperation(scopes, `Bearer ${writerViaApp}`, 401, 'TOKEN_REJECTED');
+      expectStatus(await stack.api.getRoom(scopes[0]!, readerViaApp), 200);
+      expectStatus(await stack.api.append(scopes[1]!, writerViaDemo, { bodyMarkdown: 'through the demo app' }), 201);
     });
 
     it('section 5 botBearer: room:read lets a bot read room metadata and lists; message:append lets it append', async () => {

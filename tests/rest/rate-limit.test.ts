@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { MessagePageResponse, MessageResponse } from '@chat/contracts';
 import { ulid } from 'ulid';
 import type { ApiClient } from '../harness/api-client.ts';
+import type { DevCoreClient } from '../harness/dev-core-client.ts';
 import { expectError, expectStatus } from '../harness/assertions.ts';
 import { startCluster, type Cluster } from '../harness/cluster.ts';
 import type { Actors } from '../harness/stacks.ts';
@@ -23,6 +24,7 @@ async function atWindowStart(): Promise<void> {
 
 interface Target {
   nodes: ApiClient[];
+  core: DevCoreClient;
   scenario(): Promise<{ scenario: Scenario; actors: Actors }>;
 }
 
@@ -45,6 +47,48 @@ function rateLimitRules(label: string, target: () => Target) {
     const retryAfter = String(limited.headers['retry-after']);
     expect(retryAfter).to.match(/^[0-9]+$/);
     expect(Number(retryAfter)).to.be.within(1, WINDOW_SECONDS);
+  });
+
+  it(`[${label}] section 8: the limit comes before mention resolution: probes of who may read the room count against it, and a limited append costs core nothing`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.writer();
+    const coreAuthorization = `Bearer ${await actors.coreResource()}`;
+    const probe = (principalKind: 'human' | 'bot', principalId: string) => {
+      const body = `hi @${principalId}`;
+      return { bodyMarkdown: body, mentions: [{ principalKind, principalId, startByte: 3, endByte: Buffer.byteLength(body) }] };
+    };
+    await atWindowStart();
+    const before = await target().core.calls();
+    // Every probe core answers takes a unit, though nothing is appended. (Refused targets only, so
+    // no notifier asks core about a notification while the calls are counted.)
+    for (const [kind, id] of [['human', scenario.users.outsider], ['human', 'u_nobody_at_all'], ['bot', 'b_no_such_bot']] as const) {
+      expectError(await node().append(scope, token, probe(kind, id), { coreAuthorization }), 400, 'MENTION_TARGET_INVALID');
+    }
+    const asked = await target().core.calls();
+    expect(asked.resolveMentions - before.resolveMentions).to.equal(LIMIT);
+    expectError(await node().append(scope, token, probe('human', scenario.users.outsider), { coreAuthorization }), 429, 'RATE_LIMITED');
+    expectError(await node().append(scope, token, probe('human', scenario.users.reader), { coreAuthorization }), 429, 'RATE_LIMITED');
+    expect((await target().core.calls()).resolveMentions).to.equal(asked.resolveMentions);
+  });
+
+  it(`[${label}] section 4 append rule 3: an exact retry of an append with mentions takes no unit and is answered while limited`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.writer();
+    const coreAuthorization = `Bearer ${await actors.coreResource()}`;
+    const body = `hi @${scenario.users.reader}`;
+    const mentioning = { bodyMarkdown: body, mentions: [{ principalKind: 'human', principalId: scenario.users.reader, startByte: 3, endByte: Buffer.byteLength(body) }] };
+    const key = ulid();
+    await atWindowStart();
+    const first = await node().append<MessageResponse>(scope, token, mentioning, { key, coreAuthorization });
+    expectStatus(first, 201);
+    const retry = await node().append<MessageResponse>(scope, token, mentioning, { key, coreAuthorization });
+    expectStatus(retry, 200);
+    expect(retry.body).to.deep.equal(first.body);
+    for (let i = 1; i < LIMIT; i++) expectStatus(await node().append(scope, token, { bodyMarkdown: `plain ${i}` }), 201);
+    expectError(await node().append(scope, token, { bodyMarkdown: 'over' }), 429, 'RATE_LIMITED');
+    expectStatus(await node().append(scope, token, mentioning, { key, coreAuthorization }), 200);
   });
 
   it(`[${label}] section 4 append rule 9: a retry after 429 with the same key succeeds once the window has passed`, async () => {
@@ -123,7 +167,7 @@ describe('append rate limit (APPEND_RATE_LIMIT=3, APPEND_RATE_WINDOW_SECONDS=2)'
     after(async () => {
       await stack?.stop();
     });
-    rateLimitRules('embedded', () => ({ nodes: [stack.api], scenario: () => stack.scenario() }));
+    rateLimitRules('embedded', () => ({ nodes: [stack.api], core: stack.core, scenario: () => stack.scenario() }));
   });
 
   describe('postgres + redis, two processes sharing one window', () => {
@@ -134,6 +178,6 @@ describe('append rate limit (APPEND_RATE_LIMIT=3, APPEND_RATE_WINDOW_SECONDS=2)'
     after(async () => {
       await cluster?.stop();
     });
-    rateLimitRules('postgres, 2 processes', () => ({ nodes: cluster.nodes, scenario: () => cluster.scenario() }));
+    rateLimitRules('postgres, 2 processes', () => ({ nodes: cluster.nodes, core: cluster.core, scenario: () => cluster.scenario() }));
   });
 });

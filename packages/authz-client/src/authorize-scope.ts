@@ -1,7 +1,7 @@
 import { AppError } from '@chat/contracts';
 import type { AuthorizationAction } from './core-contract.schema.ts';
 import type { CallOptions, CoreClient } from './core-client.ts';
-import type { VerifiedPrincipal } from './token-verifier.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 
 /** The attribution fields a message stores (spec section 2), all from one core decision. */
 export interface DecisionAttribution {
@@ -26,6 +26,8 @@ export interface ScopeRequest {
 
 /**
  * Asks core whether `principal` may act on the scope and turns the answer into what a route needs.
+ * The principal goes with its token's identifiers, so core refuses a revoked token on every request
+ * (the verified-token cache only spares the signature check, never this call).
  * `deny` → AUTHORIZATION_DENIED (403), `principal_invalid` → TOKEN_REJECTED (401), an allow that
  * lacks a bot's attribution → AUTHORIZATION_UNAVAILABLE (core answered something it must not).
  */
@@ -39,8 +41,8 @@ export async function authorizeScope(
     {
       principal:
         principal.kind === 'bot'
-          ? { kind: 'bot', id: principal.id, credentialId: principal.credentialId }
-          : { kind: 'user', id: principal.id },
+          ? { kind: 'bot', id: principal.id, credentialId: principal.credentialId, ...(principal.tokenId === undefined ? {} : { tokenId: principal.tokenId }) }
+          : { kind: 'user', id: principal.id, tokenId: principal.tokenId, clientId: principal.clientId },
       repositoryId: scope.repositoryId,
       ...(scope.branchId === undefined ? {} : { branchId: scope.branchId }),
       action: scope.action,

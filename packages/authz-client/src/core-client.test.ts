@@ -10,14 +10,14 @@ import { authorizeScope } from './authorize-scope.ts';
 import { createCoreClient, type CoreClient } from './core-client.ts';
 import { createCoreTransport, type CoreTransport } from './core-transport.ts';
 import { parseCoreResourceHeader } from './bearer-header.ts';
-import { createTokenVerifier } from './token-verifier.ts';
 
 const SERVICE_TOKEN = 'authz-client-test-service-token';
 const REPO = '01JGFJJZ00QNYBVPQTAT49MN0F';
 const BRANCH = '01JGFJJZZ89S40WZVASPCBT80G';
 const DELETED_BRANCH = '01JGFJK0YGB83273JNJF879N0A';
-const ARCHIVED_REPO = '01JGFJK1XRGVD3BX64YJ5R47M7';
-const FOREIGN_BRANCH = '01JGFJK2X0ENW0FH3C8BEWQVYR';
+
+/** A user as core's authorization is told of one: with its token's `jti` and `client_id`. */
+const userPrincipal = (id: string) => ({ kind: 'user' as const, id, tokenId: `jti-${id}`, clientId: 'dev-core-demo-app' });
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -51,78 +51,10 @@ describe('createCoreClient against dev-core', () => {
     core.replaceFixture(await demo());
   });
 
-  const user = (id: string) => ({ kind: 'user' as const, id, expiresAt: new Date(Date.now() + 60_000) });
-  const bot = (id: string, credentialId: string) => ({ kind: 'bot' as const, id, credentialId, expiresAt: new Date(Date.now() + 60_000) });
-
-  describe('authorizeScope', () => {
-    it('allows a writer and attributes the decision to the user', async () => {
-      const result = await authorizeScope(client, user('u_alice'), { repositoryId: REPO, action: 'write' }, { requestId: 'req-1' });
-      expect(result.scopeState).to.equal('active');
-      expect(result.attribution).to.deep.equal({
-        authorizationDecisionId: result.decisionId,
-        authorizingSubjectId: 'u_alice',
-        authorizingSubjectKind: 'user',
-        botCredentialId: null,
-        botGrantId: null,
-      });
-    });
-
-    it('allows a bot and attributes the decision to its grant subject, credential and grant', async () => {
-      const result = await authorizeScope(client, bot('b_ci', 'c_1'), { repositoryId: REPO, branchId: BRANCH, action: 'write' });
-      expect(result.attribution).to.deep.include({
-        authorizingSubjectId: 'o_acme',
-        authorizingSubjectKind: 'organization',
-        botCredentialId: 'c_1',
-        botGrantId: 'g_1',
-      });
-    });
-
-    it('reports sealed scopes: archived repository, deleted branch', async () => {
-      expect((await authorizeScope(client, user('u_alice'), { repositoryId: ARCHIVED_REPO, action: 'read' })).scopeState).to.equal('sealed');
-      expect((await authorizeScope(client, user('u_bob'), { repositoryId: REPO, branchId: DELETED_BRANCH, action: 'read' })).scopeState).to.equal('sealed');
-    });
-
-    const denials: [string, ReturnType<typeof user> | ReturnType<typeof bot>, { repositoryId: string; branchId?: string; action: 'read' | 'write' }][] = [
-      ['reader writing', user('u_bob'), { repositoryId: REPO, action: 'write' }],
-      ['non-member reading', user('u_carol'), { repositoryId: REPO, action: 'read' }],
-      ['unknown repository', user('u_alice'), { repositoryId: '01JGFJK3W8GE2RMDX78EQVVVR6', action: 'read' }],
-      ['branch of another repository', user('u_alice'), { repositoryId: REPO, branchId: FOREIGN_BRANCH, action: 'read' }],
-      ['read-only bot appending', bot('b_reader', 'c_reader'), { repositoryId: REPO, action: 'write' }],
-      ['bot outside its grant', bot('b_ci', 'c_1'), { repositoryId: ARCHIVED_REPO, action: 'read' }],
-    ];
-    for (const [name, principal, scope] of denials) {
-      it(`throws AUTHORIZATION_DENIED: ${name}`, async () => {
-        const err = await failure(authorizeScope(client, principal, scope));
-        expect(err.code).to.equal('AUTHORIZATION_DENIED');
-        expect(err.status).to.equal(403);
-      });
-    }
-
-    it('throws TOKEN_REJECTED for a validly signed token of a revoked bot credential', async () => {
-      const verifier = createTokenVerifier({ coreUrl: core.url });
-      const token = await core.mintToken({ type: 'bot', subjectId: 'b_ci', credentialId: 'c_2' });
-      const principal = await verifier.verify(`Bearer ${token}`);
-      const err = await failure(authorizeScope(client, principal, { repositoryId: REPO, action: 'read' }));
-      expect(err.code).to.equal('TOKEN_REJECTED');
-      expect(err.status).to.equal(401);
-    });
-
-    it('sees fixture changes at once: revoked grant, revoked credential, new member', async () => {
-      const fixture = await demo();
-      fixture.bots[0].grants[0].state = 'revoked';
-      fixture.bots[1].credentials[0].state = 'revoked';
-      fixture.repositories[0].members.u_carol = 'read';
-      core.replaceFixture(fixture);
-      expect((await failure(authorizeScope(client, bot('b_ci', 'c_1'), { repositoryId: REPO, action: 'read' }))).code).to.equal('AUTHORIZATION_DENIED');
-      expect((await failure(authorizeScope(client, bot('b_reader', 'c_reader'), { repositoryId: REPO, action: 'read' }))).code).to.equal('TOKEN_REJECTED');
-      expect((await authorizeScope(client, user('u_carol'), { repositoryId: REPO, action: 'read' })).scopeState).to.equal('active');
-    });
-  });
-
   describe('faults', () => {
     it('unavailable → AUTHORIZATION_UNAVAILABLE (503)', async () => {
       core.setFaults({ authorization: 'unavailable' });
-      const err = await failure(client.authorize({ principal: { kind: 'user', id: 'u_alice' }, repositoryId: REPO, action: 'read' }));
+      const err = await failure(client.authorize({ principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' }));
       expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
       expect(err.status).to.equal(503);
       expect((await failure(client.resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
@@ -131,14 +63,14 @@ describe('createCoreClient against dev-core', () => {
     it('slow → AUTHORIZATION_UNAVAILABLE within the client timeout', async () => {
       core.setFaults({ authorization: 'slow', latencyMs: 5000 });
       const started = Date.now();
-      const err = await failure(client.authorize({ principal: { kind: 'user', id: 'u_alice' }, repositoryId: REPO, action: 'read' }));
+      const err = await failure(client.authorize({ principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' }));
       expect(err.code).to.equal('AUTHORIZATION_UNAVAILABLE');
       expect(Date.now() - started).to.be.within(450, 1500);
     });
 
     it('a wrong service token → AUTHORIZATION_UNAVAILABLE, never a client-facing 401', async () => {
       const misconfigured = createCoreClient({ coreUrl: core.url, serviceToken: 'wrong-token' });
-      const input = { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'read' as const };
+      const input = { principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' as const };
       expect((await failure(misconfigured.authorize(input))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
       expect((await failure(misconfigured.resolveMentions({ repositoryId: REPO, targets: [] }))).code).to.equal('AUTHORIZATION_UNAVAILABLE');
     });
@@ -151,10 +83,20 @@ describe('createCoreClient against dev-core', () => {
       { kind: 'bot' as const, id: 'b_reader' },
     ];
 
+    const alice = { kind: 'user' as const, id: 'u_alice' };
+
     it('resolves with the author’s core resource token', async () => {
       const coreResourceToken = await core.mintToken({ type: 'core_resource', subjectId: 'u_alice' });
-      const { targets: resolved } = await client.resolveMentions({ repositoryId: REPO, branchId: BRANCH, targets, coreResourceToken });
+      const { targets: resolved } = await client.resolveMentions({ repositoryId: REPO, branchId: BRANCH, targets, author: alice, coreResourceToken });
       expect(resolved.map((t) => t.valid)).to.deep.equal([true, false, true]);
+    });
+
+    it('throws CORE_RESOURCE_TOKEN_REJECTED for a valid token of someone other than the author', async () => {
+      const bobs = await core.mintToken({ type: 'core_resource', subjectId: 'u_bob' });
+      const err = await failure(client.resolveMentions({ repositoryId: REPO, targets, author: alice, coreResourceToken: bobs }));
+      expect(err.code).to.equal('CORE_RESOURCE_TOKEN_REJECTED');
+      const own = await client.resolveMentions({ repositoryId: REPO, targets, author: { kind: 'user', id: 'u_bob' }, coreResourceToken: bobs });
+      expect(own.targets).to.have.length(3);
     });
 
     it('throws CORE_RESOURCE_TOKEN_REJECTED for a token core refuses', async () => {
@@ -162,7 +104,7 @@ describe('createCoreClient against dev-core', () => {
         await core.mintToken({ type: 'human', subjectId: 'u_alice' }),
         await core.mintToken({ type: 'core_resource', subjectId: 'u_alice', expiresInSeconds: -60 }),
       ]) {
-        const err = await failure(client.resolveMentions({ repositoryId: REPO, targets, coreResourceToken }));
+        const err = await failure(client.resolveMentions({ repositoryId: REPO, targets, author: alice, coreResourceToken }));
         expect(err.code).to.equal('CORE_RESOURCE_TOKEN_REJECTED');
         expect(err.message).to.not.contain(coreResourceToken);
       }
@@ -207,12 +149,12 @@ describe('createCoreClient: concurrent authorizations share core calls (against 
   }
 
   const cases = [
-    { input: { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
-    { input: { principal: { kind: 'user' as const, id: 'u_bob' }, repositoryId: REPO, action: 'write' as const }, expected: 'deny/active' },
-    { input: { principal: { kind: 'user' as const, id: 'u_carol' }, repositoryId: REPO, action: 'read' as const }, expected: 'deny/active' },
+    { input: { principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
+    { input: { principal: userPrincipal('u_bob'), repositoryId: REPO, action: 'write' as const }, expected: 'deny/active' },
+    { input: { principal: userPrincipal('u_carol'), repositoryId: REPO, action: 'read' as const }, expected: 'deny/active' },
     { input: { principal: { kind: 'bot' as const, id: 'b_ci', credentialId: 'c_1' }, repositoryId: REPO, action: 'write' as const }, expected: 'allow/active' },
     { input: { principal: { kind: 'bot' as const, id: 'b_ci', credentialId: 'c_2' }, repositoryId: REPO, action: 'read' as const }, expected: 'principal_invalid/active' },
-    { input: { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, branchId: DELETED_BRANCH, action: 'write' as const }, expected: 'allow/sealed' },
+    { input: { principal: userPrincipal('u_alice'), repositoryId: REPO, branchId: DELETED_BRANCH, action: 'write' as const }, expected: 'allow/sealed' },
   ];
 
   it('answers 60 concurrent authorizations, each with its own decision, in far fewer HTTP calls', async () => {
@@ -275,7 +217,7 @@ describe('createCoreClient against a core answering garbage', () => {
   });
 
   const client = () => createCoreClient({ coreUrl: url, serviceToken: 'svc-token', timeoutMs: 300 });
-  const authorizeInput = { principal: { kind: 'user' as const, id: 'u_alice' }, repositoryId: REPO, action: 'read' as const };
+  const authorizeInput = { principal: userPrincipal('u_alice'), repositoryId: REPO, action: 'read' as const };
   const json = (status: number, body: unknown): RequestListener => (_req, res) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
@@ -338,7 +280,7 @@ describe('createCoreClient against a core answering garbage', () => {
   it('sends the service token, the request ID and the resource token in headers', async () => {
     respond = json(200, { targets: [{ kind: 'human', id: 'u_bob', valid: true }], extra: 'ignored' });
     const result = await client().resolveMentions(
-      { repositoryId: REPO, targets: [{ kind: 'human', id: 'u_bob' }], coreResourceToken: 'a.b.c' },
+      { repositoryId: REPO, targets: [{ kind: 'human', id: 'u_bob' }], author: { kind: 'user', id: 'u_alice' }, coreResourceToken: 'a.b.c' },
       { requestId: 'req-42' },
     );
     expect(result).to.deep.equal({ targets: [{ kind: 'human', id: 'u_bob', valid: true }] });

@@ -43,7 +43,8 @@ export interface CoreClient {
   authorize(input: AuthorizationRequest, options?: CallOptions): Promise<AuthorizationDecision>;
   /**
    * Asks core which mention targets exist and may read the scope. Throws CORE_RESOURCE_TOKEN_REJECTED
-   * when core refuses the resource token, AUTHORIZATION_UNAVAILABLE when core cannot answer.
+   * when core refuses the resource token (invalid, expired, revoked, or another person's than the
+   * author's: core answers them alike), AUTHORIZATION_UNAVAILABLE when core cannot answer.
    */
   resolveMentions(input: MentionResolutionRequest, options?: CallOptions): Promise<MentionResolution>;
   /** Readiness probe: core's key set answers. Throws AUTHORIZATION_UNAVAILABLE otherwise. */

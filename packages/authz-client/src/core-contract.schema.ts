@@ -6,7 +6,14 @@ export const authorizationActionSchema = z.enum(['read', 'write']);
 export type AuthorizationAction = z.infer<typeof authorizationActionSchema>;
 
 export interface AuthorizationRequest {
-  principal: { kind: 'user' | 'bot'; id: string; credentialId?: string };
+  /**
+   * The caller. `tokenId` is the bearer token's `jti` (always for a user, when present for a bot),
+   * `clientId` a user token's `client_id`, `credentialId` a bot token's `cid`: core refuses a revoked
+   * token, an uninstalled app's token or a revoked credential as `principal_invalid`.
+   */
+  principal:
+    | { kind: 'user'; id: string; tokenId: string; clientId: string }
+    | { kind: 'bot'; id: string; credentialId: string; tokenId?: string };
   repositoryId: string;
   branchId?: string;
   action: AuthorizationAction;
@@ -28,13 +35,28 @@ export type AuthorizationDecision = z.infer<typeof authorizationDecisionSchema>;
 export const mentionTargetSchema = z.object({ kind: z.enum(['human', 'bot']), id: idSchema });
 export type MentionTarget = z.infer<typeof mentionTargetSchema>;
 
-export interface MentionResolutionRequest {
+/** The sender of the message whose mentions are resolved. */
+export interface MentionAuthor {
+  kind: 'user' | 'bot';
+  id: string;
+}
+
+/**
+ * A mention lookup. A core resource token is only ever lent by the person who writes the message, so
+ * it travels with that person as `author`: core refuses a token whose subject is anyone else.
+ */
+export type MentionResolutionRequest = {
   repositoryId: string;
   branchId?: string;
   targets: MentionTarget[];
-  /** The author's core resource token (without `Bearer `); chat requires it for human authors. */
-  coreResourceToken?: string;
-}
+} & (
+  | { author?: MentionAuthor; coreResourceToken?: undefined }
+  | {
+      author: { kind: 'user'; id: string };
+      /** The author's core resource token (without `Bearer `); chat requires it for human authors. */
+      coreResourceToken: string;
+    }
+);
 
 export const mentionResolutionSchema = z.object({
   targets: z.array(mentionTargetSchema.extend({ valid: z.boolean() })),

@@ -1,4 +1,5 @@
-export { createTokenVerifier, type TokenVerifier, type TokenVerifierOptions, type VerifiedPrincipal } from './token-verifier.ts';
+export { createTokenVerifier, type TokenVerifier, type TokenVerifierOptions } from './token-verifier.ts';
+export type { VerifiedPrincipal } from './verified-principal.ts';
 export { createCoreClient, type CallOptions, type CoreClient, type CoreClientOptions, type CoreOperation } from './core-client.ts';
 export { createCoreTransport, type CoreHttpResponse, type CoreTransport } from './core-transport.ts';
 export {
@@ -15,6 +16,7 @@ export {
   type AuthorizationAction,
   type AuthorizationDecision,
   type AuthorizationRequest,
+  type MentionAuthor,
   type MentionResolution,
   type MentionResolutionRequest,
   type MentionTarget,

@@ -51,7 +51,8 @@ describe('createTokenVerifier', () => {
       const principal = await devVerifier.verify(bearer(token));
       expect(principal).to.include({ kind: 'user', id: 'u_alice' });
       expect(principal.expiresAt.getTime()).to.be.closeTo(Date.now() + 3600_000, 5000);
-      expect(principal.tokenId).to.be.a('string');
+      expect(principal).to.include({ clientId: 'dev-core-demo-app' });
+      expect(principal.tokenId).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     });
 
     it('accepts a dev-core bot token as the bot and its credential', async () => {
@@ -162,6 +163,10 @@ describe('createTokenVerifier', () => {
       ['no iss', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { iss: undefined }))), 'issuer'],
       ['no sub', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { sub: undefined }))), 'issuer'],
       ['empty sub', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { sub: '' }))), 'issuer'],
+      ['human token without jti (core could not revoke it)', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { jti: undefined }))), 'issuer'],
+      ['human token with an empty jti', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { jti: '' }))), 'issuer'],
+      ['human token without client_id', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { client_id: undefined }))), 'issuer'],
+      ['human token with a non-string client_id', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { client_id: 7 }))), 'issuer'],
       ['wrong typ (JWT)', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url), { typ: 'JWT' })), 'issuer'],
       ['wrong typ (app+jwt)', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url), { typ: 'app+jwt' })), 'issuer'],
       ['no typ', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url), { typ: undefined })), 'issuer'],

@@ -10,12 +10,8 @@ import {
 } from 'jose';
 import { extractBearerToken, tokenRejected } from './bearer-header.ts';
 import { coreEndpoints } from './core-endpoints.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 import { VerifiedTokenCache } from './verified-token-cache.ts';
-
-/** Who a verified bearer token speaks for, and until when. */
-export type VerifiedPrincipal =
-  | { kind: 'user'; id: string; expiresAt: Date; tokenId?: string }
-  | { kind: 'bot'; id: string; credentialId: string; expiresAt: Date; tokenId?: string };
 
 export interface TokenVerifierOptions {
   /** Core's base URL; issuers and key sets are derived from it (docs/core-contract.md). */
@@ -101,7 +97,8 @@ function isNonEmptyId(value: unknown): value is string {
  * Verifies chat's two bearer schemes against core's issuers. Classification is terminal: the `typ`
  * header picks human (`at+jwt`, marketplace issuer) or bot (`bot+jwt`, bots issuer), and the token is
  * then checked against that class alone; failing it never falls through to the other. ES256 only;
- * `iss`, `aud`, `exp`, `sub` required. Key sets are fetched and cached by jose (refetched on an unknown
+ * `iss`, `aud`, `exp`, `sub` required, and `jti` and `client_id` on a human token (a token core
+ * could not revoke is refused). Key sets are fetched and cached by jose (refetched on an unknown
  * `kid` at most once per cooldown). Refusals are `TOKEN_REJECTED`; an unreachable key set is
  * `AUTHORIZATION_UNAVAILABLE`. No error message carries the token.
  */
@@ -115,7 +112,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       keys: guardedKeySet(endpoints.marketplaceJwks, timeoutMs, options.fetch),
       issuer: endpoints.marketplaceIssuer,
       typ: 'at+jwt',
-      requiredClaims: ['iss', 'aud', 'exp', 'sub'],
+      // jti and client_id are what core's authorization revokes a human token by (docs/core-contract.md).
+      requiredClaims: ['iss', 'aud', 'exp', 'sub', 'jti', 'client_id'],
     },
     bot: {
       keys: guardedKeySet(endpoints.botsJwks, timeoutMs, options.fetch),
@@ -160,10 +158,13 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     if (!isNonEmptyId(payload.sub) || typeof payload.exp !== 'number') throw tokenRejected('subject invalid');
     const expiresAt = new Date(payload.exp * 1000);
-    const tokenId = typeof payload.jti === 'string' ? { tokenId: payload.jti } : {};
-    if (tokenClass === 'user') return { kind: 'user', id: payload.sub, expiresAt, ...tokenId };
+    if (tokenClass === 'user') {
+      const clientId = payload['client_id'];
+      if (!isNonEmptyId(payload.jti) || !isNonEmptyId(clientId)) throw tokenRejected('token id or client id invalid');
+      return { kind: 'user', id: payload.sub, expiresAt, tokenId: payload.jti, clientId };
+    }
     const credentialId = payload['cid'];
     if (!isNonEmptyId(credentialId)) throw tokenRejected('credential id invalid');
-    return { kind: 'bot', id: payload.sub, credentialId, expiresAt, ...tokenId };
+    return { kind: 'bot', id: payload.sub, credentialId, expiresAt, ...(isNonEmptyId(payload.jti) ? { tokenId: payload.jti } : {}) };
   }
 }

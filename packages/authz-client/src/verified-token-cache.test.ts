@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { VerifiedPrincipal } from './token-verifier.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 import { VerifiedTokenCache } from './verified-token-cache.ts';
 
 function principal(id: string, expiresAtMs: number): VerifiedPrincipal {
-  return { kind: 'user', id, expiresAt: new Date(expiresAtMs) };
+  return { kind: 'user', id, expiresAt: new Date(expiresAtMs), tokenId: `jti-${id}`, clientId: 'app' };
 }
 
 describe('VerifiedTokenCache', () => {

@@ -1,4 +1,4 @@
-import type { VerifiedPrincipal } from './token-verifier.ts';
+import type { VerifiedPrincipal } from './verified-principal.ts';
 
 /**
  * Remembers tokens that passed signature and claim checks, so a client sending the same bearer token

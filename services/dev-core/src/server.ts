@@ -8,6 +8,7 @@ import type { DevCoreContext } from './domain/dev-core-context.ts';
 import { FaultState, type FaultSettings } from './domain/fault-state.ts';
 import { DEMO_FIXTURE_PATH, FixtureStore, loadFixtureFile, parseFixture } from './domain/fixture-store.ts';
 import type { Fixture } from './domain/fixture.schema.ts';
+import { ServiceCallCounts } from './domain/service-call-counts.ts';
 import { generateIssuerKeys } from './domain/signing-keys.ts';
 import { mintToken, type MintTokenRequest } from './domain/token-minter.ts';
 import { createLogger } from './logger.ts';
@@ -55,6 +56,7 @@ export async function startDevCore(options: StartDevCoreOptions): Promise<DevCor
     store: new FixtureStore(fixture),
     keys: await generateIssuerKeys(),
     faults: new FaultState(),
+    calls: new ServiceCallCounts(),
     publicUrl: () => publicUrl,
     serviceToken: options.serviceToken ?? DEFAULT_SERVICE_TOKEN,
     logger,

@@ -6,7 +6,7 @@ import type { AppendRateLimiter, RateUnit } from './append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
 import { measureBody, sameContent, validateMentions } from './message-body.ts';
-import { resolveMentionTargets } from './resolve-mentions.ts';
+import { mentionLookup, resolveMentionTargets } from './resolve-mentions.ts';
 
 export interface AppendMessageDeps {
   store: Store;
@@ -51,6 +51,11 @@ export interface AppendMessageResult {
  *   into the same budget see one unit fewer (they can be refused only if that unit was the last).
  * - Appends with mentions, and appends into a room core calls sealed, look the key up first, so a
  *   retry is answered before the mention checks call core or the seal is recorded.
+ *
+ * The rate unit is taken before core resolves the mentions: a sender past the limit gets 429 without
+ * any call to core, so the limit also bounds how often one can ask core who may read a room. A
+ * lookup core answered with a refusal (MENTION_TARGET_INVALID, CORE_RESOURCE_TOKEN_REJECTED) keeps
+ * its unit; one core could not answer gives it back.
  */
 export async function appendMessage(deps: AppendMessageDeps, input: AppendMessageInput): Promise<AppendMessageResult> {
   const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
@@ -71,9 +76,8 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
     await deps.store.rooms.seal(input.scope, deps.clock());
     throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
   }
-  if (mentions.length > 0) {
-    await resolveMentionTargets(deps.core, { principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization, requestId: input.requestId });
-  }
+  // Built from the request alone: a missing resource credential is refused before it costs a unit.
+  const lookup = mentions.length > 0 ? mentionLookup({ principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization }) : undefined;
   let unit: RateUnit;
   try {
     unit = await deps.rateLimiter.consume({ ...sender, roomScopeKey: roomScopeKey(input.scope) });
@@ -82,6 +86,16 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
     const earlier = !checkFirst && err instanceof AppError && err.code === 'RATE_LIMITED' ? await findEarlier() : null;
     if (earlier) return replay(earlier, content);
     throw err;
+  }
+  if (lookup) {
+    try {
+      await resolveMentionTargets(deps.core, lookup, input.requestId);
+    } catch (err) {
+      // A lookup core answered keeps its unit, refused targets or credential included: otherwise
+      // probing who may read the room, or whether a credential works, would never meet the limit.
+      if (!(err instanceof AppError) || err.code === 'AUTHORIZATION_UNAVAILABLE') await unit.refund();
+      throw err;
+    }
   }
 
   const { attribution } = input.access;

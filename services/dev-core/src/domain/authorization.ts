@@ -5,7 +5,17 @@ import type { FixtureRepository, GrantCapability } from './fixture.schema.ts';
 export type AuthorizationAction = 'read' | 'write';
 
 export interface AuthorizationRequest {
-  principal: { kind: 'user' | 'bot'; id: string; credentialId?: string | undefined };
+  /**
+   * `tokenId` is the bearer token's `jti` and `clientId` a user token's `client_id`; both are
+   * required for users, `tokenId` is optional for bots (their credential is what gets revoked).
+   */
+  principal: {
+    kind: 'user' | 'bot';
+    id: string;
+    credentialId?: string | undefined;
+    tokenId?: string | undefined;
+    clientId?: string | undefined;
+  };
   repositoryId: string;
   branchId?: string | undefined;
   action: AuthorizationAction;
@@ -42,7 +52,9 @@ function scopeStateOf(repository: FixtureRepository, branch: { state: string } |
  * Decides one request the way core does. Every refusal has the same shape (`scopeState` "active", no
  * subject) whether the repository is unknown, the branch is foreign or the principal lacks access, so a
  * caller cannot learn that a scope exists. A bot whose credential is unknown or revoked is
- * `principal_invalid`: its token must stop working, not merely lose one permission.
+ * `principal_invalid`: its token must stop working, not merely lose one permission. So is a revoked
+ * token (by `jti`, or its app uninstalled), checked before the scope, and a user named without its
+ * token's `jti` and `client_id`, which could not be checked.
  */
 export function decideAuthorization(store: FixtureStore, request: AuthorizationRequest): AuthorizationDecision {
   const decisionId = newUlid();
@@ -52,6 +64,12 @@ export function decideAuthorization(store: FixtureStore, request: AuthorizationR
     scopeState: 'active',
   });
   const { principal } = request;
+  if (principal.kind === 'user' && (principal.tokenId === undefined || principal.clientId === undefined)) {
+    return refusal('principal_invalid');
+  }
+  if (store.isRevoked({ subjectId: principal.id, tokenId: principal.tokenId, clientId: principal.clientId })) {
+    return refusal('principal_invalid');
+  }
 
   if (principal.kind === 'bot') {
     const bot = store.findBot(principal.id);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { FaultState } from './fault-state.ts';
 import type { FixtureStore } from './fixture-store.ts';
+import type { ServiceCallCounts } from './service-call-counts.ts';
 import type { IssuerKeys } from './signing-keys.ts';
 
 /** Everything the routes of one dev-core instance share, wired by hand in `server.ts`. */
@@ -8,6 +9,8 @@ export interface DevCoreContext {
   store: FixtureStore;
   keys: IssuerKeys;
   faults: FaultState;
+  /** Calls received per service endpoint (`GET /dev/calls`). */
+  calls: ServiceCallCounts;
   /** Base URL the issuers are named after; known only once the listener has its port. */
   publicUrl: () => string;
   /** Bearer token chat presents on `/internal/v1/*`. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { fixtureSchema, type Fixture, type FixtureBot, type FixtureRepository } from './fixture.schema.ts';
+import { fixtureSchema, type Fixture, type FixtureBot, type FixtureRepository, type Revocation } from './fixture.schema.ts';
 
 /** Path of the demo fixture bundled with dev-core, used when no fixture is configured. */
 export const DEMO_FIXTURE_PATH = fileURLToPath(new URL('../fixtures/demo-fixture.json', import.meta.url));
@@ -40,15 +40,49 @@ export async function loadFixtureFile(path: string): Promise<Fixture> {
   return parseFixture(json);
 }
 
+/** What a token says about itself, for the revocation check. */
+export interface TokenIdentity {
+  subjectId: string;
+  /** The token's `jti`. */
+  tokenId?: string | undefined;
+  /** The token's `client_id`: the marketplace app it was issued to. */
+  clientId?: string | undefined;
+}
+
 /**
  * The live data of dev-core. Replacing it swaps one reference, so every later decision (including a
- * stream recheck already in flight on the next call) sees the new permissions at once.
+ * stream recheck already in flight on the next call) sees the new permissions at once. Revocations
+ * come from the fixture's `revocations` and from `revoke` (`POST /dev/revocations`); the latter are
+ * kept across fixture replacements, as a revoked token never comes back.
  */
 export class FixtureStore {
   #fixture: Fixture;
+  readonly #revoked: Revocation[] = [];
 
   constructor(fixture: Fixture) {
     this.#fixture = fixture;
+  }
+
+  /** Records a revocation made after start. */
+  revoke(revocation: Revocation): void {
+    this.#revoked.push({ ...revocation });
+  }
+
+  /** The revocations made after start, oldest first. */
+  get revocations(): Revocation[] {
+    return this.#revoked.map((r) => ({ ...r }));
+  }
+
+  /**
+   * Whether a token was revoked: its `jti` is, or its app was uninstalled for its subject or for
+   * everyone. A token that names no `jti` or no `client_id` is not matched by the rule it lacks.
+   */
+  isRevoked(token: TokenIdentity): boolean {
+    const matches = (r: Revocation): boolean =>
+      r.jti !== undefined
+        ? r.jti === token.tokenId
+        : r.clientId === token.clientId && (r.subjectId === undefined || r.subjectId === token.subjectId);
+    return (this.#fixture.revocations?.some(matches) ?? false) || this.#revoked.some(matches);
   }
 
   get current(): Fixture {

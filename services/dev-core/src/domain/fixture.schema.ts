@@ -37,6 +37,27 @@ const botSchema = z.object({
   grants: z.array(grantSchema).default([]),
 });
 
+/**
+ * A revocation core holds: one token by its `jti`, or an app uninstalled (every token its
+ * `client_id` names), for one user (`subjectId`) or for everyone.
+ */
+export const revocationSchema = z
+  .object({
+    jti: principalIdSchema.optional(),
+    clientId: principalIdSchema.optional(),
+    subjectId: principalIdSchema.optional(),
+  })
+  .superRefine((r, ctx) => {
+    if ((r.jti === undefined) === (r.clientId === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'a revocation names either jti or clientId' });
+    }
+    if (r.jti !== undefined && r.subjectId !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'subjectId goes with clientId only', path: ['subjectId'] });
+    }
+  });
+
+export type Revocation = z.infer<typeof revocationSchema>;
+
 /** Collects an issue for every ID that appears twice in `ids`, so lookups by ID stay unambiguous. */
 function reportDuplicates(ids: string[], what: string, path: (string | number)[], ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -57,6 +78,11 @@ export const fixtureSchema = z
     organizations: z.array(z.object({ id: principalIdSchema })).default([]),
     repositories: z.array(repositorySchema).default([]),
     bots: z.array(botSchema).default([]),
+    /**
+     * Token IDs revoked and app installations removed before start (`POST /dev/revocations` adds
+     * more). Optional without a default, so a fixture without it reads back exactly as written.
+     */
+    revocations: z.array(revocationSchema).optional(),
   })
   .superRefine((fixture, ctx) => {
     reportDuplicates(fixture.users.map((u) => u.id), 'user', ['users'], ctx);

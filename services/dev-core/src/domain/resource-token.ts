@@ -1,4 +1,5 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { FixtureStore, TokenIdentity } from './fixture-store.ts';
 import { issuerUrl, jwksOf, type IssuerKeys } from './signing-keys.ts';
 
 export interface ResourceTokenDeps {
@@ -9,11 +10,17 @@ export interface ResourceTokenDeps {
 /** Audience of core's own resource API; chat forwards these tokens and never verifies them itself. */
 export const CORE_RESOURCE_AUDIENCE = 'core';
 
+/** The sender of a message, as chat names it to mention resolution. */
+export interface MentionAuthor {
+  kind: 'user' | 'bot';
+  id: string;
+}
+
 /**
- * Verifies a `Bearer <core_resource token>` header value and returns the user it speaks for, or
- * undefined when it is malformed, forged, expired, or a token of another kind.
+ * Verifies a `Bearer <core_resource token>` header value and returns who it speaks for and its
+ * identifiers, or undefined when it is malformed, forged, expired, or a token of another kind.
  */
-export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: string): Promise<string | undefined> {
+export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: string): Promise<TokenIdentity | undefined> {
   const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(headerValue.trim());
   if (!match?.[1] || match[1].length > 8192) return undefined;
   try {
@@ -24,8 +31,25 @@ export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: 
       typ: 'at+jwt',
       requiredClaims: ['exp', 'sub'],
     });
-    return typeof payload.sub === 'string' && payload.sub.length > 0 ? payload.sub : undefined;
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) return undefined;
+    const clientId = payload['client_id'];
+    return { subjectId: payload.sub, tokenId: payload.jti, clientId: typeof clientId === 'string' ? clientId : undefined };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a resource token may be used for a mention lookup by `author`: it must verify, be
+ * unrevoked, and speak for that very person. A token of someone else gets the same refusal as a
+ * forged or expired one, so a caller holding a stolen token cannot learn whether it is still valid.
+ */
+export async function resourceTokenOfAuthor(
+  deps: ResourceTokenDeps,
+  store: FixtureStore,
+  headerValue: string,
+  author: MentionAuthor | undefined,
+): Promise<boolean> {
+  const token = await verifyResourceToken(deps, headerValue);
+  return token !== undefined && author?.kind === 'user' && author.id === token.subjectId && !store.isRevoked(token);
 }

@@ -15,6 +15,11 @@ export interface MintTokenRequest {
   credentialId?: string;
   /** Lifetime; negative values mint an already expired token. @defaultValue 3600 */
   expiresInSeconds?: number;
+  /**
+   * The marketplace app the token is issued to (`client_id`); for `human`, `core_resource` and `app`.
+   * @defaultValue 'dev-core-demo-app'
+   */
+  clientId?: string;
 }
 
 /** A mint request naming something the fixture does not hold. */
@@ -76,11 +81,14 @@ export async function mintToken(deps: TokenMinterDeps, request: MintTokenRequest
     issuer = 'bots';
     typ = 'bot+jwt';
     audience = 'chat';
+    if (request.clientId !== undefined) throw new TokenRequestInvalidError('clientId is not for bot tokens');
     claims = { cid };
   } else {
     if (request.credentialId !== undefined) throw new TokenRequestInvalidError('credentialId is for bot tokens only');
     if (!deps.store.isKnownUser(request.subjectId)) throw new TokenRequestInvalidError(`unknown user ${request.subjectId}`);
+    if (request.clientId !== undefined && request.type === 'id_token') throw new TokenRequestInvalidError('clientId is not for ID tokens');
     ({ issuer, typ, audience, extraClaims: claims } = PROFILES[request.type]);
+    if (request.clientId !== undefined) claims = { ...claims, client_id: request.clientId };
   }
   const key = deps.keys[issuer];
   return new SignJWT(claims)

@@ -38,6 +38,7 @@ async function answerPlain(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  ctx.calls.record(req.url ?? '');
   let body: unknown;
   try {
     body = await readJson(req);

@@ -63,6 +63,16 @@ describe('dev-core /dev/* and JWKS', () => {
       expect(claims(first.body.token).cid).to.equal('c_1');
     });
 
+    it('names the marketplace app in client_id: the demo app, or the one asked for', async () => {
+      const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+      for (const type of ['human', 'core_resource', 'app']) {
+        const plain = await call(core.url, 'POST', '/dev/tokens', { type, subjectId: 'u_alice' });
+        const named = await call(core.url, 'POST', '/dev/tokens', { type, subjectId: 'u_alice', clientId: 'app-other' });
+        expect(claims(plain.body.token).client_id, type).to.equal('dev-core-demo-app');
+        expect(claims(named.body.token).client_id, type).to.equal('app-other');
+      }
+    });
+
     it('honours expiresInSeconds, including negative values for expired tokens', async () => {
       const { body } = await call(core.url, 'POST', '/dev/tokens', { type: 'human', subjectId: 'u_bob', expiresInSeconds: -60 });
       const payload = JSON.parse(Buffer.from(body.token.split('.')[1], 'base64url').toString());
@@ -75,6 +85,9 @@ describe('dev-core /dev/* and JWKS', () => {
       ['a user as bot', { type: 'bot', subjectId: 'u_alice' }],
       ['unknown credential', { type: 'bot', subjectId: 'b_ci', credentialId: 'c_404' }],
       ['credential on a human token', { type: 'human', subjectId: 'u_alice', credentialId: 'c_1' }],
+      ['client id on a bot token', { type: 'bot', subjectId: 'b_ci', clientId: 'app-other' }],
+      ['client id on an ID token', { type: 'id_token', subjectId: 'u_alice', clientId: 'app-other' }],
+      ['empty client id', { type: 'human', subjectId: 'u_alice', clientId: '' }],
       ['unknown type', { type: 'root', subjectId: 'u_alice' }],
       ['missing subject', { type: 'human' }],
       ['fractional lifetime', { type: 'human', subjectId: 'u_alice', expiresInSeconds: 1.5 }],
@@ -107,7 +120,7 @@ describe('dev-core /dev/* and JWKS', () => {
           core.url,
           'POST',
           '/internal/v1/authorize',
-          { principal: { kind: 'user', id: 'u_bob' }, repositoryId: DEMO.repository, action: 'write' },
+          { principal: { kind: 'user', id: 'u_bob', tokenId: 'jti-u_bob', clientId: 'dev-core-demo-app' }, repositoryId: DEMO.repository, action: 'write' },
           { authorization: `Bearer ${SERVICE_TOKEN}` },
         );
       expect((await authorize()).body.decision).to.equal('deny');
@@ -150,7 +163,7 @@ describe('dev-core /dev/* and JWKS', () => {
         core.url,
         'POST',
         '/internal/v1/authorize',
-        { principal: { kind: 'user', id: 'u_alice' }, repositoryId: DEMO.repository, action: 'read' },
+        { principal: { kind: 'user', id: 'u_alice', tokenId: 'jti-u_alice', clientId: 'dev-core-demo-app' }, repositoryId: DEMO.repository, action: 'read' },
         { authorization: `Bearer ${SERVICE_TOKEN}` },
       );
     afterEach(() => core.setFaults({ authorization: 'ok' }));
@@ -177,6 +190,28 @@ describe('dev-core /dev/* and JWKS', () => {
     it('refuses an unknown fault with 400', async () => {
       expect((await call(core.url, 'POST', '/dev/faults', { authorization: 'flaky' })).status).to.equal(400);
       expect((await call(core.url, 'POST', '/dev/faults', { authorization: 'slow', latencyMs: -1 })).status).to.equal(400);
+    });
+  });
+
+  describe('GET /dev/calls', () => {
+    it('counts the calls each service endpoint received, plain and through express, refused ones included', async () => {
+      const before = (await call(core.url, 'GET', '/dev/calls')).body;
+      expect(Object.keys(before).sort()).to.deep.equal(['authorize', 'authorizeBatch', 'resolveMentions']);
+      const service = { authorization: `Bearer ${SERVICE_TOKEN}` };
+      const decision = { principal: { kind: 'user', id: 'u_alice', tokenId: 'jti-u_alice', clientId: 'dev-core-demo-app' }, repositoryId: DEMO.repository, action: 'read' };
+      expect((await call(core.url, 'POST', '/internal/v1/authorize', decision, service)).status).to.equal(200);
+      // Not plain JSON (no content type): served by express.
+      const viaExpress = await fetch(`${core.url}/internal/v1/authorize`, { method: 'POST', headers: service, body: JSON.stringify(decision) });
+      expect(viaExpress.status).to.equal(400);
+      expect((await call(core.url, 'POST', '/internal/v1/authorize/batch', { requests: [decision] }, service)).status).to.equal(200);
+      expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] }, service)).status).to.equal(200);
+      expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] })).status).to.equal(401);
+      const after = (await call(core.url, 'GET', '/dev/calls')).body;
+      expect({
+        authorize: after.authorize - before.authorize,
+        authorizeBatch: after.authorizeBatch - before.authorizeBatch,
+        resolveMentions: after.resolveMentions - before.resolveMentions,
+      }).to.deep.equal({ authorize: 2, authorizeBatch: 1, resolveMentions: 2 });
     });
   });
 });

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { FixtureInvalidError, parseFixture } from '../domain/fixture-store.ts';
+import { revocationSchema } from '../domain/fixture.schema.ts';
 import { mintToken, TOKEN_TYPES, TokenRequestInvalidError } from '../domain/token-minter.ts';
 import { sendError } from './http-errors.ts';
 
@@ -12,6 +13,7 @@ const mintBodySchema = z.object({
   subjectId: z.string().min(1).max(128),
   credentialId: z.string().min(1).max(128).optional(),
   expiresInSeconds: z.number().int().min(-ONE_YEAR_SECONDS).max(ONE_YEAR_SECONDS).optional(),
+  clientId: z.string().min(1).max(128).optional(),
 });
 
 const faultBodySchema = z.object({
@@ -19,7 +21,10 @@ const faultBodySchema = z.object({
   latencyMs: z.number().int().min(0).max(600_000).optional(),
 });
 
-/** The test surface of docs/core-contract.md ("dev-core"): mint tokens, read and replace the fixture, set faults. */
+/**
+ * The test surface of docs/core-contract.md ("dev-core"): mint tokens, read and replace the fixture,
+ * set faults, revoke tokens, and count service calls.
+ */
 export function devRoutes(ctx: DevCoreContext): Router {
   const router = Router();
 
@@ -51,6 +56,27 @@ export function devRoutes(ctx: DevCoreContext): Router {
     }
     ctx.logger.info('fixture replaced');
     res.json(ctx.store.current);
+  });
+
+  router.get('/dev/revocations', (_req, res) => {
+    res.json({ revocations: ctx.store.revocations });
+  });
+
+  // Revokes one token (`{ jti }`) or uninstalls an app (`{ clientId, subjectId? }`): the next
+  // authorization of such a token is principal_invalid.
+  router.post('/dev/revocations', (req, res) => {
+    const body = revocationSchema.safeParse(req.body);
+    if (!body.success) {
+      sendError(res, 400, 'request_invalid', 'revocation invalid', { issues: body.error.issues });
+      return;
+    }
+    ctx.store.revoke(body.data);
+    ctx.logger.info({ revocation: body.data }, 'revocation recorded');
+    res.json({ revocations: ctx.store.revocations });
+  });
+
+  router.get('/dev/calls', (_req, res) => {
+    res.json(ctx.calls.current);
   });
 
   router.get('/dev/faults', (_req, res) => {

@@ -4,6 +4,9 @@ import { call, DEMO, demoFixture, SERVICE_TOKEN, startTestDevCore } from '../../
 
 const service = { authorization: `Bearer ${SERVICE_TOKEN}` };
 
+/** A user as chat names it to core: with its token's `jti` and `client_id`. */
+const user = (id: string, tokenId = `jti-${id}`, clientId = 'dev-core-demo-app') => ({ kind: 'user', id, tokenId, clientId });
+
 describe('dev-core /internal/v1/*', () => {
   let core: DevCoreHandle;
   before(async () => {
@@ -23,7 +26,7 @@ describe('dev-core /internal/v1/*', () => {
       ['a basic', { authorization: `Basic ${Buffer.from(`chat:${SERVICE_TOKEN}`).toString('base64')}` }],
     ] as const) {
       it(`answers 401 service_unauthenticated to ${name} service token`, async () => {
-        const body = { principal: { kind: 'user', id: 'u_alice' }, repositoryId: DEMO.repository, action: 'read' };
+        const body = { principal: user('u_alice'), repositoryId: DEMO.repository, action: 'read' };
         for (const path of ['/internal/v1/authorize', '/internal/v1/mentions/resolve']) {
           const response = await call(core.url, 'POST', path, body, headers);
           expect(response.status).to.equal(401);
@@ -34,7 +37,6 @@ describe('dev-core /internal/v1/*', () => {
   });
 
   describe('POST /internal/v1/authorize', () => {
-    const user = (id: string) => ({ kind: 'user', id });
     const bot = (id: string, credentialId: string) => ({ kind: 'bot', id, credentialId });
     const cases: { name: string; principal: object; repositoryId: string; branchId?: string; action: string; expected: object }[] = [
       { name: 'writer writes', principal: user('u_alice'), repositoryId: DEMO.repository, action: 'write', expected: { decision: 'allow', scopeState: 'active', subject: { kind: 'user', id: 'u_alice' } } },
@@ -55,6 +57,8 @@ describe('dev-core /internal/v1/*', () => {
       { name: 'unknown credential', principal: bot('b_ci', 'c_404'), repositoryId: DEMO.repository, action: 'read', expected: { decision: 'principal_invalid' } },
       { name: 'credential of another bot', principal: bot('b_ci', 'c_reader'), repositoryId: DEMO.repository, action: 'read', expected: { decision: 'principal_invalid' } },
       { name: 'bot without credential', principal: { kind: 'bot', id: 'b_ci' }, repositoryId: DEMO.repository, action: 'read', expected: { decision: 'principal_invalid' } },
+      { name: 'user without token id', principal: { kind: 'user', id: 'u_alice', clientId: 'dev-core-demo-app' }, repositoryId: DEMO.repository, action: 'read', expected: { decision: 'principal_invalid' } },
+      { name: 'user without client id', principal: { kind: 'user', id: 'u_alice', tokenId: 'jti-1' }, repositoryId: DEMO.repository, action: 'read', expected: { decision: 'principal_invalid' } },
     ];
     for (const c of cases) {
       it(`decides: ${c.name}`, async () => {
@@ -89,10 +93,10 @@ describe('dev-core /internal/v1/*', () => {
   describe('POST /internal/v1/authorize/batch', () => {
     const batch = (body: unknown, headers: Record<string, string> = service) => call(core.url, 'POST', '/internal/v1/authorize/batch', body, headers);
     const requests = [
-      { principal: { kind: 'user', id: 'u_alice' }, repositoryId: DEMO.repository, action: 'write', requestId: 'req-1' },
-      { principal: { kind: 'user', id: 'u_bob' }, repositoryId: DEMO.repository, action: 'write' },
+      { principal: user('u_alice'), repositoryId: DEMO.repository, action: 'write', requestId: 'req-1' },
+      { principal: user('u_bob'), repositoryId: DEMO.repository, action: 'write' },
       { principal: { kind: 'bot', id: 'b_ci', credentialId: 'c_2' }, repositoryId: DEMO.repository, action: 'read' },
-      { principal: { kind: 'user', id: 'u_alice' }, repositoryId: DEMO.repository, branchId: DEMO.deletedBranch, action: 'write' },
+      { principal: user('u_alice'), repositoryId: DEMO.repository, branchId: DEMO.deletedBranch, action: 'write' },
       { principal: { kind: 'bot', id: 'b_ci', credentialId: 'c_1' }, repositoryId: DEMO.repository, action: 'write' },
     ];
 
@@ -153,8 +157,10 @@ describe('dev-core /internal/v1/*', () => {
         ...(resource === undefined ? {} : { 'x-core-resource-authorization': resource }),
       });
 
+    const alice = { kind: 'user', id: 'u_alice' };
+
     it('marks targets that exist and may read the scope as valid, keeping order', async () => {
-      const { status, body } = await resolve({ repositoryId: DEMO.repository, targets }, `Bearer ${await mint('core_resource')}`);
+      const { status, body } = await resolve({ repositoryId: DEMO.repository, targets, author: alice }, `Bearer ${await mint('core_resource')}`);
       expect(status).to.equal(200);
       expect(body.targets.map((t: { valid: boolean }) => t.valid)).to.deep.equal([true, false, true, false]);
       expect(body.targets[0]).to.deep.equal({ kind: 'human', id: 'u_alice', valid: true });
@@ -185,10 +191,23 @@ describe('dev-core /internal/v1/*', () => {
         await mint('core_resource'),
       ];
       for (const header of bad) {
-        const response = await resolve({ repositoryId: DEMO.repository, targets }, header);
+        const response = await resolve({ repositoryId: DEMO.repository, targets, author: alice }, header);
         expect(response.status).to.equal(401);
         expect(response.body.error.code).to.equal('resource_token_rejected');
       }
+    });
+
+    it("refuses a valid resource token that is not the author's own exactly like an invalid one", async () => {
+      const bobs = `Bearer ${await mint('core_resource', 'u_bob')}`;
+      const invalid = await resolve({ repositoryId: DEMO.repository, targets, author: alice }, 'Bearer not.a.jwt');
+      expect(invalid.status).to.equal(401);
+      for (const author of [alice, { kind: 'user', id: 'u_carol' }, { kind: 'bot', id: 'u_bob' }, undefined]) {
+        const response = await resolve({ repositoryId: DEMO.repository, targets, ...(author === undefined ? {} : { author }) }, bobs);
+        expect({ status: response.status, body: response.body }, JSON.stringify(author)).to.deep.equal({ status: invalid.status, body: invalid.body });
+      }
+      // The same token with its own author is accepted.
+      const own = await resolve({ repositoryId: DEMO.repository, targets, author: { kind: 'user', id: 'u_bob' } }, bobs);
+      expect(own.status).to.equal(200);
     });
   });
 });

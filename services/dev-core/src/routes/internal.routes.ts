@@ -5,13 +5,19 @@ import { z } from 'zod';
 import { decideAuthorization } from '../domain/authorization.ts';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { resolveMentions } from '../domain/mention-resolution.ts';
-import { verifyResourceToken } from '../domain/resource-token.ts';
+import { resourceTokenOfAuthor } from '../domain/resource-token.ts';
 import { sendError } from './http-errors.ts';
 
 const idSchema = z.string().min(1).max(128);
 
 export const authorizeBodySchema = z.object({
-  principal: z.object({ kind: z.enum(['user', 'bot']), id: idSchema, credentialId: idSchema.optional() }),
+  principal: z.object({
+    kind: z.enum(['user', 'bot']),
+    id: idSchema,
+    credentialId: idSchema.optional(),
+    tokenId: idSchema.optional(),
+    clientId: idSchema.optional(),
+  }),
   repositoryId: idSchema,
   branchId: idSchema.optional(),
   action: z.enum(['read', 'write']),
@@ -59,6 +65,8 @@ const mentionsBodySchema = z.object({
   repositoryId: idSchema,
   branchId: idSchema.optional(),
   targets: z.array(z.object({ kind: z.enum(['human', 'bot']), id: idSchema })).max(100),
+  /** The message's sender; a resource token must be this user's own. */
+  author: z.object({ kind: z.enum(['user', 'bot']), id: idSchema }).optional(),
 });
 
 function digest(value: string): Buffer {
@@ -99,7 +107,10 @@ function requireServiceToken(ctx: DevCoreContext): RequestHandler {
 /** Core's service API for chat: live authorization decisions and mention resolution. */
 export function internalRoutes(ctx: DevCoreContext): Router {
   const router = Router();
-  router.use('/internal', applyFault(ctx), requireServiceToken(ctx));
+  router.use('/internal', (req, _res, next) => {
+    ctx.calls.record(req.originalUrl);
+    next();
+  }, applyFault(ctx), requireServiceToken(ctx));
 
   router.post('/internal/v1/authorize', (req, res) => {
     const answer = answerAuthorize(ctx, req.body);
@@ -118,7 +129,8 @@ export function internalRoutes(ctx: DevCoreContext): Router {
       return;
     }
     const resourceHeader = req.get('x-core-resource-authorization');
-    if (resourceHeader !== undefined && (await verifyResourceToken(ctx, resourceHeader)) === undefined) {
+    // One refusal for every reason (forged, expired, another person's token), so it tells a caller nothing.
+    if (resourceHeader !== undefined && !(await resourceTokenOfAuthor(ctx, ctx.store, resourceHeader, body.data.author))) {
       sendError(res, 401, 'resource_token_rejected', 'core resource token rejected');
       return;
     }

@@ -254,6 +254,30 @@ for (const target of TARGETS) {
         expect(last.id).to.equal(undefined);
       });
 
+      it("sends reauthorize at the next recheck once core revokes the stream's token; the same person's other token keeps streaming", async () => {
+        const repo = h.repository();
+        const [revoked, kept] = await Promise.all([h.token('u_bob'), h.token('u_bob')]);
+        const client = await open(roomEventsPath(repo.id), revoked);
+        const other = await open(roomEventsPath(repo.id), kept);
+        expect([client.response.status, other.response.status]).to.deep.equal([200, 200]);
+        const { jti } = JSON.parse(Buffer.from(revoked.split('.')[1]!, 'base64url').toString()) as { jti: string };
+        const answer = await fetch(`${h.core.url}/dev/revocations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jti }) });
+        expect(answer.status).to.equal(200);
+        await client.waitForEnd(5000);
+        const last = client.events.at(-1)!;
+        expect(last.event).to.equal('reauthorize');
+        expect(JSON.parse(last.data)).to.deep.equal({ reason: 'access_revoked' });
+        // Several rechecks later the other stream is still open and delivering.
+        await new Promise((r) => setTimeout(r, 1000));
+        const row = await h.append(repoScope(repo.id), 'after the revocation');
+        await other.waitForMessages(1);
+        expect(other.messages().map((e) => e.id)).to.deep.equal([h.cursorOf(row)]);
+        expect(other.ended).to.equal(false);
+        const refused = await open(roomEventsPath(repo.id), revoked);
+        expect(refused.response.status).to.equal(401);
+        expect(refused.response.body.error.code).to.equal('TOKEN_REJECTED');
+      });
+
       it('sends reauthorize and closes when core is unavailable, and resumes with nothing lost once core is back', async () => {
         const repo = h.repository();
         const token = await h.token();
