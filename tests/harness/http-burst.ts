@@ -45,7 +45,7 @@ export async function burst(client: ApiClient, req: ApiRequest, count: number, c
 function readAnswers(socket: Socket, expected: number, started: number): Promise<BurstAnswer[]> {
   return new Promise((resolve, reject) => {
     const answers: BurstAnswer[] = [];
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
       for (;;) {

@@ -1,12 +1,6 @@
 import { Batcher } from '@chat/batching';
-import type { AppendOptions, AppendOutcome, NewMessage } from './message.repository.ts';
-import { roomScopeKey, type RoomScope } from './room.repository.ts';
-
-export interface PendingAppend {
-  scope: RoomScope;
-  message: NewMessage;
-  options: AppendOptions;
-}
+import type { AppendOutcome, PendingAppend } from './message-append.types.ts';
+import { roomScopeKey } from './room.repository.ts';
 
 export interface AppendBatcherOptions {
   /** Most appends one transaction carries. @defaultValue 64 */

@@ -2,7 +2,8 @@ export { openDatabase, databaseTargetFor, type Database, type DatabaseTarget, ty
 export { migrate } from './migrate.ts';
 export { createStore, type Store } from './store.ts';
 export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';
-export type { MessageRepository, NewMessage, AppendOutcome, AppendOptions } from './message.repository.ts';
+export type { MessageRepository } from './message.repository.ts';
+export type { NewMessage, AppendOutcome, AppendOptions } from './message-append.types.ts';
 export type { OutboxRepository, OutboxEntry } from './outbox.repository.ts';
 export type { ServiceKeyRepository } from './service-key.repository.ts';
 export type { RoomRow, MessageRow, OutboxRow, StoredMention } from './schema.ts';

@@ -1,41 +1,14 @@
 import { Batcher } from '@chat/batching';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { AppendBatcher, type AppendBatcherOptions } from './append-batcher.ts';
+import type { AppendOptions, AppendOutcome, NewMessage } from './message-append.types.ts';
 import type { ChatDb } from './database.ts';
 import { appendBatch, ensureRooms } from './message-append.ts';
 import { FIND_BY_IDEMPOTENCY_KEYS, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
 import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
-import { messages, type MessageRow, type StoredMention } from './schema.ts';
+import { messages, type MessageRow } from './schema.ts';
 import { storeCall } from './store-errors.ts';
-
-/** Everything about a new message that the caller decides; IDs, times and seq are the store's. */
-export interface NewMessage {
-  senderKind: 'user' | 'bot';
-  senderId: string;
-  requestId: string;
-  idempotencyKey: string;
-  bodyMarkdown: string;
-  bodyBytes: number;
-  renderedHtml: string;
-  mentions: StoredMention[] | null;
-  authorizationDecisionId: string | null;
-  authorizingSubjectId: string | null;
-  authorizingSubjectKind: 'user' | 'organization' | null;
-  botCredentialId: string | null;
-  botGrantId: string | null;
-}
-
-export type AppendOutcome =
-  | { kind: 'created'; message: MessageRow; outboxId: number }
-  | { kind: 'replayed'; message: MessageRow }
-  | { kind: 'sealed' };
-
-export interface AppendOptions {
-  /** ID for the room if this append creates it. */
-  newRoomId: string;
-  now: Date;
-}
 
 export interface MessageRepository {
   /**
