@@ -1,3 +1,4 @@
+import { AppError } from '@chat/contracts';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthorizeCoalescer, type AuthorizeCall } from './authorize-coalescer.ts';
@@ -83,5 +84,25 @@ describe('AuthorizeCoalescer', () => {
     expect((bad as PromiseRejectedResult).reason.message).to.equal('bad decision');
     const down = await Promise.allSettled([coalescer.submit(callFor('boom'))]);
     expect((down[0] as PromiseRejectedResult).reason.message).to.equal('core is down');
+  });
+
+  it('answers 503 AUTHORIZATION_UNAVAILABLE beyond maxQueued at once, and past the deadline whether queued or out', async () => {
+    const core = new HeldCore();
+    const coalescer = new AuthorizeCoalescer(core.send, { maxQueued: 2, deadlineMs: 300, stalledAfterMs: 60_000 });
+    const settled = (p: Promise<unknown>) => p.then((v) => v, (err: unknown) => err);
+    const out = settled(coalescer.submit(callFor('out')));
+    const queued = [settled(coalescer.submit(callFor('q1'))), settled(coalescer.submit(callFor('q2')))];
+    const refused = await settled(coalescer.submit(callFor('q3')));
+    expect(refused).to.be.instanceOf(AppError);
+    expect(refused).to.include({ code: 'AUTHORIZATION_UNAVAILABLE', status: 503 });
+    expect((refused as Error).message).to.match(/2 authorizations already wait for the core service/);
+    // Core never answers: the call that went out and the ones still waiting all get 503 at the deadline.
+    for (const late of [await out, ...(await Promise.all(queued))]) {
+      expect(late).to.be.instanceOf(AppError);
+      expect(late).to.include({ code: 'AUTHORIZATION_UNAVAILABLE', status: 503 });
+      expect((late as Error).message).to.match(/did not decide within 300 ms/);
+    }
+    expect(core.calls.map((c) => c.ids), 'the expired ones never went out').to.deep.equal([['out']]);
+    expect(coalescer.queued).to.equal(0);
   });
 });

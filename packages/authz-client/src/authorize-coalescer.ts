@@ -1,3 +1,5 @@
+import { Batcher } from '@chat/batching';
+import { AppError } from '@chat/contracts';
 import type { AuthorizationDecision, AuthorizationRequest } from './core-contract.schema.ts';
 
 /** One chat request's authorization: what core decides on, and the request ID for its logs. */
@@ -24,6 +26,20 @@ export interface AuthorizeCoalescerOptions {
   maxInFlight?: number;
   /** Most authorizations one call carries (core takes up to 100). @defaultValue 64 */
   maxBatch?: number;
+  /**
+   * Most authorizations waiting for a call; beyond it an authorization fails at once with 503
+   * AUTHORIZATION_UNAVAILABLE, so a flood while core is slow costs the service neither memory nor
+   * everybody's latency. A healthy core empties the queue every few milliseconds, with a few dozen
+   * in it at the API's measured peak. @defaultValue 1024
+   */
+  maxQueued?: number;
+  /**
+   * Longest time an authorization takes, its wait for a call and the call together; past it the
+   * caller gets 503 AUTHORIZATION_UNAVAILABLE whatever core answers later. Set to the core client's
+   * timeout, so a request never waits for core longer than that however it queued.
+   * @defaultValue Infinity
+   */
+  deadlineMs?: number;
 }
 
 /**
@@ -33,66 +49,22 @@ export interface AuthorizeCoalescerOptions {
  * carries the whole queue. Every authorization still gets its own live decision from core: only the
  * HTTP call is shared, which on a busy API was a fifth of its CPU. One lane by default: with two,
  * a call carried ~3 authorizations instead of ~4, and the API and core spent more CPU per append
- * (measured with `pnpm bench --only append`); the stall rule keeps one lane from being a single point of delay.
+ * (measured with `pnpm bench --only append`); the stall rule keeps one lane from being a single point of delay, and the
+ * queue cap and deadline keep a slow core from piling up requests.
  */
-export class AuthorizeCoalescer {
-  private queue: Array<{ call: AuthorizeCall; resolve(decision: AuthorizationDecision): void; reject(err: unknown): void }> = [];
-  /** Calls holding a lane (in flight and not stalled). */
-  private active = 0;
-  private inFlight = 0;
-  private readonly maxConcurrent: number;
-  private readonly stalledAfterMs: number;
-  private readonly maxInFlight: number;
-  private readonly maxBatch: number;
-
-  constructor(
-    private readonly send: AuthorizeSender,
-    options: AuthorizeCoalescerOptions = {},
-  ) {
-    this.maxConcurrent = options.maxConcurrent ?? 1;
-    this.stalledAfterMs = options.stalledAfterMs ?? 25;
-    this.maxInFlight = Math.max(this.maxConcurrent, options.maxInFlight ?? 4);
-    this.maxBatch = options.maxBatch ?? 64;
-  }
-
-  submit(call: AuthorizeCall): Promise<AuthorizationDecision> {
-    return new Promise<AuthorizationDecision>((resolve, reject) => {
-      this.queue.push({ call, resolve, reject });
-      this.pump();
+export class AuthorizeCoalescer extends Batcher<AuthorizeCall, AuthorizationDecision> {
+  constructor(send: AuthorizeSender, options: AuthorizeCoalescerOptions = {}) {
+    super(send, {
+      maxConcurrent: options.maxConcurrent ?? 1,
+      stalledAfterMs: options.stalledAfterMs ?? 25,
+      maxInFlight: options.maxInFlight ?? 4,
+      maxBatch: options.maxBatch ?? 64,
+      maxQueued: options.maxQueued ?? 1024,
+      deadlineMs: options.deadlineMs ?? Infinity,
+      queueFullError: (max) =>
+        new AppError('AUTHORIZATION_UNAVAILABLE', `Authorization is unavailable: ${max} authorizations already wait for the core service.`, { retryAfterSeconds: 1 }),
+      deadlineError: (ms) =>
+        new AppError('AUTHORIZATION_UNAVAILABLE', `Authorization is unavailable: the core service did not decide within ${ms} ms.`, { retryAfterSeconds: 1 }),
     });
-  }
-
-  private pump(): void {
-    while (this.active < this.maxConcurrent && this.inFlight < this.maxInFlight && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      void this.run(batch);
-    }
-  }
-
-  private async run(batch: AuthorizeCoalescer['queue']): Promise<void> {
-    this.active += 1;
-    this.inFlight += 1;
-    let stalled = false;
-    const stallTimer = setTimeout(() => {
-      stalled = true;
-      this.active -= 1;
-      this.pump();
-    }, this.stalledAfterMs);
-    try {
-      const answers = await this.send(batch.map((entry) => entry.call));
-      batch.forEach((entry, i) => {
-        const answer = answers[i];
-        if (answer === undefined) entry.reject(new Error('core left an authorization unanswered'));
-        else if (answer instanceof Error) entry.reject(answer);
-        else entry.resolve(answer);
-      });
-    } catch (err) {
-      for (const entry of batch) entry.reject(err);
-    } finally {
-      clearTimeout(stallTimer);
-      if (!stalled) this.active -= 1;
-      this.inFlight -= 1;
-      this.pump();
-    }
   }
 }

@@ -142,7 +142,12 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
       return parsed.success ? parsed.data : unavailable(new Error("a decision in core's authorize batch answer failed validation"));
     });
   }
-  const authorizations = new AuthorizeCoalescer(sendAuthorizations, options.authorizeConcurrency === undefined ? {} : { maxConcurrent: options.authorizeConcurrency });
+  // The deadline covers an authorization's wait in the queue and its call together, so a request
+  // that queued is answered within the same timeout as one that went out at once.
+  const authorizations = new AuthorizeCoalescer(sendAuthorizations, {
+    deadlineMs: timeoutMs,
+    ...(options.authorizeConcurrency === undefined ? {} : { maxConcurrent: options.authorizeConcurrency }),
+  });
 
   const client: CoreClient = {
     authorize: (input, callOptions) =>

@@ -1,5 +1,4 @@
 export * from './backbone.ts';
-export { committedMessageEvents, committedMessageEventsFromPayload, parseMentionEventData, type CommittedMessage, type MentionEventData } from './message-events.ts';
 export { partitionOf, fnv1a32 } from './partition.ts';
 export { compareEntryIds } from './entry-id.ts';
 export { StreamKeys } from './redis/stream-keys.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { AppendBatcher, type PendingAppend } from './append-batcher.ts';
-import type { AppendOutcome, NewMessage } from './message.repository.ts';
+import { AppendBatcher } from './append-batcher.ts';
+import type { AppendOutcome, NewMessage, PendingAppend } from './message-append.types.ts';
 
 const message = (idempotencyKey: string) => ({ idempotencyKey }) as NewMessage;
 const options = { newRoomId: 'R', now: new Date(0) };

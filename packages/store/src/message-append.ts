@@ -1,7 +1,6 @@
 import { newUlid } from '@chat/contracts';
-import type { PendingAppend } from './append-batcher.ts';
+import type { AppendOutcome, PendingAppend } from './message-append.types.ts';
 import { APPEND_MESSAGES, CREATE_ROOMS, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
-import type { AppendOutcome } from './message.repository.ts';
 import { newRoomValues, roomScopeKey } from './room.repository.ts';
 import type { SqlClient } from './sql-client.ts';
 

@@ -1,41 +1,14 @@
+import { Batcher } from '@chat/batching';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { AppendBatcher, type AppendBatcherOptions } from './append-batcher.ts';
+import type { AppendOptions, AppendOutcome, NewMessage } from './message-append.types.ts';
 import type { ChatDb } from './database.ts';
 import { appendBatch, ensureRooms } from './message-append.ts';
 import { FIND_BY_IDEMPOTENCY_KEYS, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
-import { LookupBatcher } from './lookup-batcher.ts';
 import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
-import { messages, type MessageRow, type StoredMention } from './schema.ts';
+import { messages, type MessageRow } from './schema.ts';
 import { storeCall } from './store-errors.ts';
-
-/** Everything about a new message that the caller decides; IDs, times and seq are the store's. */
-export interface NewMessage {
-  senderKind: 'user' | 'bot';
-  senderId: string;
-  requestId: string;
-  idempotencyKey: string;
-  bodyMarkdown: string;
-  bodyBytes: number;
-  renderedHtml: string;
-  mentions: StoredMention[] | null;
-  authorizationDecisionId: string | null;
-  authorizingSubjectId: string | null;
-  authorizingSubjectKind: 'user' | 'organization' | null;
-  botCredentialId: string | null;
-  botGrantId: string | null;
-}
-
-export type AppendOutcome =
-  | { kind: 'created'; message: MessageRow; outboxId: number }
-  | { kind: 'replayed'; message: MessageRow }
-  | { kind: 'sealed' };
-
-export interface AppendOptions {
-  /** ID for the room if this append creates it. */
-  newRoomId: string;
-  now: Date;
-}
 
 export interface MessageRepository {
   /**
@@ -60,8 +33,9 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient, batching: Ap
     for (const item of unknown) knownRooms.add(roomScopeKey(item.scope));
     return outcomes;
   }, batching);
-  // Every append first looks for an earlier one with its key; under load one query answers many.
-  const lookups = new LookupBatcher<{ scopeKey: string; senderKind: string; senderId: string; key: string }, MessageRow | null>(
+  // Every append first looks for an earlier one with its key: a lone lookup goes out at once, and
+  // under load one query answers the lookups that queued behind the two running.
+  const lookups = new Batcher<{ scopeKey: string; senderKind: string; senderId: string; key: string }, MessageRow | null>(
     async (inputs) => {
       const keys = inputs.map((k, ord) => ({ ord, scope_key: k.scopeKey, sender_kind: k.senderKind, sender_id: k.senderId, idempotency_key: k.key }));
       const rows = await sql.query<RawMessageRow & { ord: number }>(FIND_BY_IDEMPOTENCY_KEYS, [JSON.stringify(keys)]);

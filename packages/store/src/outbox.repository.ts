@@ -1,16 +1,16 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { ChatDb, DatabaseTarget } from './database.ts';
-import { toMessageResponse } from './message.presenter.ts';
 import { DELETE_OUTBOX } from './message-sql.ts';
 import { rowsOf } from './migrate.ts';
-import { messages, outbox, type OutboxRow } from './schema.ts';
+import { messages, outbox, type MessageRow, type OutboxRow } from './schema.ts';
 import type { SqlClient } from './sql-client.ts';
 import { storeCall } from './store-errors.ts';
 
-/** An outbox entry with the data its backbone event carries. */
-export interface OutboxEntry extends Omit<OutboxRow, 'payload'> {
-  payload: string;
-}
+/**
+ * An outbox entry: its stored payload (the backbone event's data), or, for a `messages` entry,
+ * which the append statement stores without one, its message (whose MessageResponse JSON is the data).
+ */
+export type OutboxEntry = Omit<OutboxRow, 'payload'> & ({ payload: string; message: null } | { payload: null; message: MessageRow });
 
 /** What a relay may do while it holds the relay turn (see `OutboxRepository.duringRelayTurn`). */
 export interface OutboxRelayTurn {
@@ -34,8 +34,7 @@ export interface OutboxRepository {
   duringRelayTurn<T>(work: (turn: OutboxRelayTurn) => Promise<T>): Promise<T | undefined>;
   /**
    * Entries older than `olderThan`, oldest first: the ones nobody published right after commit.
-   * A `messages` entry's payload is its message's MessageResponse JSON, read from the message
-   * itself (the append statement stores none).
+   * A `messages` entry comes with its message (the append statement stores no payload).
    */
   listStale(olderThan: Date, limit: number): Promise<OutboxEntry[]>;
   /** Removes published entries. Removing an entry twice is harmless. */
@@ -89,10 +88,10 @@ async function listStaleOn(db: Queryable, olderThan: Date, limit: number): Promi
     .where(lt(outbox.createdAt, olderThan))
     .orderBy(asc(outbox.id))
     .limit(limit);
-  return rows.map(({ entry, message }) => {
-    if (entry.payload !== null) return { ...entry, payload: entry.payload };
+  return rows.map(({ entry, message }): OutboxEntry => {
+    if (entry.payload !== null) return { ...entry, payload: entry.payload, message: null };
     // Written in the message's own transaction, so the message is there.
     if (!message) throw new Error(`outbox entry ${entry.id} has neither payload nor message`);
-    return { ...entry, payload: JSON.stringify(toMessageResponse(message)) };
+    return { ...entry, payload: null, message };
   });
 }

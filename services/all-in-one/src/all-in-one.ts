@@ -64,7 +64,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     // Streams are served on the API's port.
     extraRouters: [gateway.router],
   });
-  api.relay.start();
+  api.outbox.relay.start();
   const notifier = createNotifierRuntime({
     database,
     backbone,
@@ -89,8 +89,8 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       await gateway.close();
       await closing;
       await leases.close();
-      await api.relay.stop();
-      await api.publisher.flush();
+      await api.outbox.relay.stop();
+      await api.outbox.flush();
       await notifier.stop();
       await rateLimiter.close?.();
       await backbone.close();

@@ -4,7 +4,7 @@ import type { Logger } from '@chat/observability';
 import type { Store } from '@chat/store';
 import type { AppendFaults } from './domain/append-faults.ts';
 import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
-import type { CommittedMessagePublisher } from './domain/committed-message-publisher.ts';
+import type { CommittedMessagePublisher } from './outbox/outbox.ts';
 import type { ApiMetrics } from './metrics.ts';
 
 /**

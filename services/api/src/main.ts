@@ -40,7 +40,7 @@ const api = await createApiRuntime({
     ? { faults: crashingAppendFaults(env.CHAT_TEST_FAULT_EXIT_AFTER_COMMIT, () => process.kill(process.pid, 'SIGKILL')) }
     : {}),
 });
-api.relay.start();
+api.outbox.relay.start();
 const http = await listen(api.listener, env.PORT, env.HOST);
 let draining = false;
 const admin = await startAdminServer({
@@ -62,8 +62,8 @@ async function shutdown(): Promise<void> {
   draining = true;
   logger.info('SIGTERM: draining');
   await http.shutdown(env.API_SHUTDOWN_GRACE_MS);
-  await api.relay.stop();
-  await api.publisher.flush();
+  await api.outbox.relay.stop();
+  await api.outbox.flush();
   await Promise.allSettled([backbone.close(), rateLimiter.close?.(), admin.close()]);
   await database.close();
   logger.info('stopped');

@@ -8,8 +8,7 @@ import { createApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
 import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
 import { NO_APPEND_FAULTS, type AppendFaults } from './domain/append-faults.ts';
-import { BackbonePublisher } from './domain/backbone-publisher.ts';
-import { OutboxRelay } from './domain/outbox-relay.ts';
+import { createOutbox, type Outbox } from './outbox/outbox.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
 import { createApiListener } from './routes/append-listener.ts';
 
@@ -33,16 +32,15 @@ export interface ApiRuntime {
   app: Express;
   /** What the API's server runs: plain appends without express, everything else through `app`. */
   listener: RequestListener;
-  relay: OutboxRelay;
-  /** Publishes committed messages right after commit; flush it on shutdown, after the server stops. */
-  publisher: BackbonePublisher;
+  /** Start its relay; on shutdown, after the server stops, stop the relay and flush. */
+  outbox: Outbox;
 }
 
 /** Wires the API's dependencies over an opened (and migrated) database and a backbone. */
 export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiRuntime> {
   const store = createStore(options.database);
   const metrics = options.metrics ?? createApiMetrics({ outbox: store.outbox });
-  const publisher = new BackbonePublisher(options.backbone, store.outbox, options.logger);
+  const outbox = createOutbox({ store, backbone: options.backbone, logger: options.logger });
   const deps: ApiDeps = {
     store,
     tokens: createTokenVerifier({ coreUrl: options.core.url }),
@@ -55,13 +53,12 @@ export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiR
     cursors: await loadCursorCodec(store.serviceKeys, options.cursor),
     logger: options.logger,
     clock: () => new Date(),
-    publisher,
+    publisher: outbox.publisher,
     rateLimiter: options.rateLimiter,
     faults: options.faults ?? NO_APPEND_FAULTS,
     metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
   };
-  const relay = new OutboxRelay(store.outbox, options.backbone, options.logger, { graceMs: 2000, intervalMs: 1000, batchSize: 500 });
   const app = createApiApp(deps, options.extraRouters ? { extraRouters: options.extraRouters } : {});
-  return { deps, app, listener: createApiListener(deps, app), relay, publisher };
+  return { deps, app, listener: createApiListener(deps, app), outbox };
 }

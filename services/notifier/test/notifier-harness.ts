@@ -1,8 +1,9 @@
 import { createCoreClient, type CoreClient } from '@chat/authz-client';
-import { committedMessageEventsFromPayload, RedisStreamsBackbone, type BackboneEvent } from '@chat/backbone';
+import { RedisStreamsBackbone, type BackboneEvent } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createLogger, type Logger } from '@chat/observability';
-import { createStore, inboxKey, migrate, openDatabase, toMessageResponse, type Database, type MessageRow, type NotificationRow, type StoredMention, type Store } from '@chat/store';
+import { committedMessageEventsFromPayload, messageJson } from '@chat/wire';
+import { createStore, inboxKey, migrate, openDatabase, type Database, type MessageRow, type NotificationRow, type StoredMention, type Store } from '@chat/store';
 import { ulid } from 'ulid';
 
 const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -102,7 +103,7 @@ export async function appendMessage(
 
 /** The backbone events the API publishes after committing `message` (its `mentions` event, when it mentions anyone). */
 export function messageEvents(message: MessageRow): BackboneEvent[] {
-  return committedMessageEventsFromPayload(message.roomId, message.seq, JSON.stringify(toMessageResponse(message)));
+  return committedMessageEventsFromPayload(message.roomId, message.seq, messageJson(message));
 }
 
 export function inboxOf(repositoryId: string, principalKind: 'human' | 'bot', principalId: string): string {

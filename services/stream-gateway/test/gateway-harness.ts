@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
 import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamCapOptions, type StreamLeaseRegistry } from '@chat/coordination';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
-import { migrate, openDatabase, toMessageResponse, type Database, type MessageRow, type RoomScope } from '@chat/store';
+import { messageJson } from '@chat/wire';
+import { migrate, openDatabase, type Database, type MessageRow, type RoomScope } from '@chat/store';
 import { pino } from 'pino';
 import { ulid } from 'ulid';
 import { createGatewayRuntime, type GatewayRuntime } from '../src/runtime.ts';
@@ -144,9 +145,9 @@ export class GatewayHarness {
     return outcome.message;
   }
 
-  /** Publishes a committed message the way the API's BackbonePublisher does. */
+  /** Publishes a committed message the way the API's outbox publishes it after commit. */
   async publish(row: MessageRow): Promise<void> {
-    await this.backbone.publish([{ channel: 'messages', scopeKey: row.roomId, seq: row.seq, data: JSON.stringify(toMessageResponse(row)) }]);
+    await this.backbone.publish([{ channel: 'messages', scopeKey: row.roomId, seq: row.seq, data: messageJson(row) }]);
   }
 
   cursorOf(row: MessageRow): string {

@@ -1,4 +1,5 @@
-import { inboxKey, toNotificationResponse, toStoredNotification, type InboxOwner, type NotificationRow } from '@chat/store';
+import { inboxKey, type InboxOwner, type NotificationRow } from '@chat/store';
+import { storedNotificationJson, toNotificationResponse } from '@chat/wire';
 import { ulid } from 'ulid';
 import { inboxCursorScope } from '../src/domain/inbox-source.ts';
 import type { GatewayHarness } from './gateway-harness.ts';
@@ -29,7 +30,7 @@ export async function notify(h: GatewayHarness, owner: InboxOwner, options: { pu
         { startByte: 10, endByte: 16 },
       ],
     },
-    { now: new Date(), outboxPayload: (row) => JSON.stringify(toStoredNotification(row)) },
+    { now: new Date(), outboxPayload: storedNotificationJson },
   );
   if (outcome.kind !== 'created') throw new Error(`notification append was ${outcome.kind}`);
   if (options.publish !== false) await publishNotification(h, outcome.notification);
@@ -38,7 +39,7 @@ export async function notify(h: GatewayHarness, owner: InboxOwner, options: { pu
 
 /** Publishes a committed notification the way the notifier does after commit. */
 export async function publishNotification(h: GatewayHarness, row: NotificationRow): Promise<void> {
-  await h.backbone.publish([{ channel: 'notifications', scopeKey: row.inboxKey, seq: row.seq, data: JSON.stringify(toStoredNotification(row)) }]);
+  await h.backbone.publish([{ channel: 'notifications', scopeKey: row.inboxKey, seq: row.seq, data: storedNotificationJson(row) }]);
 }
 
 export function inboxCursorOf(h: GatewayHarness, owner: InboxOwner, seq: number): string {

@@ -1,9 +1,10 @@
 import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
 import { AppError, AppendMessageRequestSchema, isCanonicalUlid, newUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
-import { roomScopeKey, toMessageResponse, type AppendOutcome, type MessageRow, type RoomScope, type Store } from '@chat/store';
+import { roomScopeKey, type AppendOutcome, type MessageRow, type RoomScope, type Store } from '@chat/store';
+import { toMessageResponse } from '@chat/wire';
 import type { AppendFaults } from './append-faults.ts';
 import type { AppendRateLimiter, RateUnit } from './append-rate-limiter.ts';
-import type { CommittedMessagePublisher } from './committed-message-publisher.ts';
+import type { CommittedMessagePublisher } from '../outbox/outbox.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
 import { measureBody, sameContent, validateMentions } from './message-body.ts';
 import { mentionLookup, resolveMentionTargets } from './resolve-mentions.ts';

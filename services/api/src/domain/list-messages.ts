@@ -1,5 +1,6 @@
 import { AppError, type CursorCodec, type MessagePageResponse } from '@chat/contracts';
-import { toMessageResponse, type Store } from '@chat/store';
+import type { Store } from '@chat/store';
+import { toMessageResponse } from '@chat/wire';
 import { loadRoom, type RoomLookup } from './get-room.ts';
 
 export interface ListMessagesInput extends RoomLookup {

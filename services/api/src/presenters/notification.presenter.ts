@@ -1,10 +1,8 @@
-import type { CursorCodec, CursorScope, InboxPageResponse, NotificationResponse } from '@chat/contracts';
-import { toNotificationResponse, type InboxOwner, type NotificationRow } from '@chat/store';
+import type { CursorCodec, InboxPageResponse, NotificationResponse } from '@chat/contracts';
+import type { InboxOwner, NotificationRow } from '@chat/store';
+import { inboxCursorScope, toNotificationResponse } from '@chat/wire';
 
-/** The cursor scope of an inbox: cursors of one principal's inbox in one repository work nowhere else. */
-export function inboxCursorScope(owner: InboxOwner): Extract<CursorScope, { kind: 'inbox' }> {
-  return { kind: 'inbox', repositoryId: owner.repositoryId, principalKind: owner.principalKind, principalId: owner.principalId };
-}
+export { inboxCursorScope };
 
 /** One notification as the API shows it: its own cursor, and acknowledged when at or below the checkpoint. */
 export function presentNotification(cursors: CursorCodec, owner: InboxOwner, row: NotificationRow, ackSeq: number): NotificationResponse {

@@ -1,7 +1,8 @@
 import type { CoreClient, MentionTarget as CoreTarget } from '@chat/authz-client';
 import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import { toStoredNotification, type MentionFanoutRow, type MessageRow, type NotificationRow, type Store } from '@chat/store';
+import type { MentionFanoutRow, MessageRow, NotificationRow, Store } from '@chat/store';
+import { storedNotificationJson } from '@chat/wire';
 import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
 import { PoisonFanoutError } from './poison-fanout-error.ts';
 
@@ -52,7 +53,7 @@ export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Pr
           senderId: message.senderId,
           spans: target.spans,
         },
-        { now: deps.clock(), outboxPayload: (n) => JSON.stringify(toStoredNotification(n)) },
+        { now: deps.clock(), outboxPayload: storedNotificationJson },
       ),
     ),
   );
@@ -92,7 +93,7 @@ async function publishAfterCommit(deps: FanOutDeps, committed: Array<{ notificat
         channel: 'notifications' as const,
         scopeKey: notification.inboxKey,
         seq: notification.seq,
-        data: JSON.stringify(toStoredNotification(notification)),
+        data: storedNotificationJson(notification),
       })),
     );
     await deps.store.outbox.remove(committed.map((c) => c.outboxId));

@@ -1,4 +1,5 @@
-import { parseMentionEventData, type Backbone, type Consumer, type DeliveredEvent } from '@chat/backbone';
+import type { Backbone, Consumer, DeliveredEvent } from '@chat/backbone';
+import { parseMentionEventData } from '@chat/wire';
 import type { Logger } from '@chat/observability';
 import type { FanoutProcessor } from './fanout-processor.ts';
 

@@ -1,11 +1,10 @@
-import type { CursorCodec, CursorScope, Notification, NotificationResponse } from '@chat/contracts';
-import { inboxKey, toNotificationResponse, type InboxOwner, type Store } from '@chat/store';
+import type { CursorCodec } from '@chat/contracts';
+import { inboxKey, type InboxOwner, type Store } from '@chat/store';
+import { inboxCursorScope, parseStoredNotification, toNotificationResponse, withInboxPosition } from '@chat/wire';
 import type { StreamSource } from './stream-source.ts';
 
 /** The cursor scope of an inbox: the same binding the API's list and acknowledge use. */
-export function inboxCursorScope(owner: InboxOwner): Extract<CursorScope, { kind: 'inbox' }> {
-  return { kind: 'inbox', repositoryId: owner.repositoryId, principalKind: owner.principalKind, principalId: owner.principalId };
-}
+export { inboxCursorScope };
 
 /**
  * One principal's inbox in one repository as a stream source: the notifications of inbox key
@@ -46,12 +45,8 @@ export function createInboxSource(deps: { store: Store; cursors: CursorCodec }, 
     },
     cursorFor,
     fromLive(seq, payload) {
-      const stored = JSON.parse(payload) as Notification;
-      if (typeof stored !== 'object' || stored === null || typeof stored.notificationId !== 'string') {
-        throw new TypeError(`notifications event ${seq} of ${key} is not a stored Notification`);
-      }
-      const response: NotificationResponse = { ...stored, cursor: cursorFor(seq), acknowledged: seq <= ackSeq };
-      return JSON.stringify(response);
+      const stored = parseStoredNotification(payload, `notifications event ${seq} of ${key}`);
+      return JSON.stringify(withInboxPosition(stored, cursorFor(seq), seq <= ackSeq));
     },
   };
 }

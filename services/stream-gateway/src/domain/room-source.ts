@@ -1,5 +1,6 @@
 import type { CursorCodec } from '@chat/contracts';
-import { toMessageResponse, type Store } from '@chat/store';
+import type { Store } from '@chat/store';
+import { messageJson } from '@chat/wire';
 import type { SourceItem, StreamSource } from './stream-source.ts';
 
 /**
@@ -39,7 +40,7 @@ export class RoomSource implements StreamSource {
       const reads = pages;
       page = store.messages
         .listAfter(roomId, afterSeq, limit)
-        .then((rows) => rows.map((row) => ({ seq: row.seq, data: JSON.stringify(toMessageResponse(row)) })))
+        .then((rows) => rows.map((row) => ({ seq: row.seq, data: messageJson(row) })))
         .finally(() => reads.delete(key));
       pages.set(key, page);
     }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { toMessageResponse, type MessageRow } from '@chat/store';
+import type { MessageRow } from '@chat/store';
+import { toMessageResponse } from '@chat/wire';
 import { ulid } from 'ulid';
 import { GatewayHarness, roomEventsPath, TARGETS } from '../../test/gateway-harness.ts';
 import { openSse, type SseClient } from '../../test/sse-client.ts';

@@ -1,12 +1,13 @@
 import { InProcessBackbone, type DeliveredEvent } from '@chat/backbone';
 import { createLogger } from '@chat/observability';
-import { createStore, migrate, openDatabase, toMessageResponse, type Database, type NewMessage, type Store } from '@chat/store';
+import { createStore, migrate, openDatabase, type Database, type NewMessage, type Store } from '@chat/store';
+import { toMessageResponse } from '@chat/wire';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { newMessage } from '../../test/new-message.ts';
-import { BackbonePublisher } from './backbone-publisher.ts';
+import { createOutbox, type Outbox } from './outbox.ts';
 
-describe('BackbonePublisher (embedded database, in-process backbone)', function () {
+describe('outbox: publish after commit (embedded database, in-process backbone)', function () {
   this.timeout(60_000);
   let database: Database;
   let store: Store;
@@ -29,7 +30,7 @@ describe('BackbonePublisher (embedded database, in-process backbone)', function 
   });
 
   /** Appends `count` messages to one room, one tick apart, and hands each to the publisher as the API does. */
-  async function appendAndPublish(publisher: BackbonePublisher, count: number, mentionsOf: (i: number) => NewMessage['mentions'] = () => null) {
+  async function appendAndPublish({ publisher }: Outbox, count: number, mentionsOf: (i: number) => NewMessage['mentions'] = () => null) {
     const scope = { repositoryId: ulid(), branchId: null };
     const published: Array<Promise<void>> = [];
     const sent: string[] = [];
@@ -57,12 +58,12 @@ describe('BackbonePublisher (embedded database, in-process backbone)', function 
 
   it('publishes every committed message in order and deletes the outbox rows of many ticks in few statements', async function () {
     let removeCalls = 0;
-    const outbox = { ...store.outbox, remove: (ids: number[]) => ((removeCalls += 1), store.outbox.remove(ids)) };
-    const publisher = new BackbonePublisher(backbone, outbox, logger, { removalDelayMs: 200 });
+    const counting = { ...store.outbox, remove: (ids: number[]) => ((removeCalls += 1), store.outbox.remove(ids)) };
+    const outbox = createOutbox({ store: { outbox: counting }, backbone, logger, settings: { removalDelayMs: 200 } });
     const received: DeliveredEvent[] = [];
     const subscription = await backbone.subscribe('messages', (e) => received.push(e));
 
-    const sent = await appendAndPublish(publisher, 30);
+    const sent = await appendAndPublish(outbox, 30);
     expect(received.map((e) => e.data)).to.deep.equal(sent);
     expect(received.map((e) => e.seq)).to.deep.equal(sent.map((_, i) => i + 1));
 
@@ -74,38 +75,42 @@ describe('BackbonePublisher (embedded database, in-process backbone)', function 
   });
 
   it('publishes a mentions event, with only the message ID, for each message that mentions anyone', async function () {
-    const publisher = new BackbonePublisher(backbone, store.outbox, logger, { removalDelayMs: 10 });
+    const outbox = createOutbox({ store, backbone, logger, settings: { removalDelayMs: 10 } });
     const mentions: DeliveredEvent[] = [];
     const messages: DeliveredEvent[] = [];
     const subscriptions = [await backbone.subscribe('mentions', (e) => mentions.push(e)), await backbone.subscribe('messages', (e) => messages.push(e))];
     const bob = [{ principalKind: 'human' as const, principalId: 'u_bob', startByte: 0, endByte: 2 }];
-    const sent = await appendAndPublish(publisher, 6, (i) => (i % 3 === 0 ? bob : null));
+    const sent = await appendAndPublish(outbox, 6, (i) => (i % 3 === 0 ? bob : null));
     expect(messages).to.have.length(6);
     const mentioning = sent.map((payload) => JSON.parse(payload) as { messageId: string; roomId: string }).filter((_, i) => i % 3 === 0);
     expect(mentions.map((e) => [e.scopeKey, e.seq, JSON.parse(e.data)])).to.deep.equal(
       mentioning.map((m, k) => [m.roomId, k * 3 + 1, { messageId: m.messageId }]),
     );
-    await publisher.flush();
+    await outbox.flush();
     for (const s of subscriptions) await s.close();
   });
 
   it('deletes what it published at once on flush (shutdown)', async function () {
-    const publisher = new BackbonePublisher(backbone, store.outbox, logger, { removalDelayMs: 60_000 });
-    await appendAndPublish(publisher, 5);
+    const outbox = createOutbox({ store, backbone, logger, settings: { removalDelayMs: 60_000 } });
+    await appendAndPublish(outbox, 5);
     expect(await store.outbox.depth()).to.equal(5);
-    await publisher.flush();
+    await outbox.flush();
     expect(await store.outbox.depth()).to.equal(0);
   });
 
-  it('leaves the rows to the relay when the backbone is down (nothing deleted that was not published)', async function () {
-    const publisher = new BackbonePublisher(backbone, store.outbox, logger, { removalDelayMs: 10 });
-    await backbone.close();
-    await appendAndPublish(publisher, 3);
-    await publisher.flush();
-    const stale = await store.outbox.listStale(new Date(Date.now() + 60_000), 100);
-    expect(stale).to.have.length(3);
-    // The relay's payload is the message's wire form, as the publisher's was.
-    for (const entry of stale) expect(JSON.parse(entry.payload)).to.include({ roomId: entry.scopeKey });
-    await store.outbox.remove(stale.map((e) => e.id));
+  it('leaves the rows to the relay when the backbone is down, which publishes the same bytes', async function () {
+    const down = new InProcessBackbone();
+    const outbox = createOutbox({ store, backbone: down, logger, settings: { removalDelayMs: 10, graceMs: 0 } });
+    await down.close();
+    const sent = await appendAndPublish(outbox, 3);
+    await outbox.flush();
+    expect(await store.outbox.depth(), 'nothing deleted that was not published').to.equal(3);
+    const relay = createOutbox({ store, backbone, logger, settings: { graceMs: 0 } });
+    const received: DeliveredEvent[] = [];
+    const subscription = await backbone.subscribe('messages', (e) => received.push(e));
+    expect(await relay.relay.sweep()).to.equal(3);
+    expect(received.map((e) => e.data), "the relay's event data is the publisher's, byte for byte").to.deep.equal(sent);
+    expect(await store.outbox.depth()).to.equal(0);
+    await subscription.close();
   });
 });

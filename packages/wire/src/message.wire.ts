@@ -1,9 +1,10 @@
 import { SANITIZED_RENDER_POLICY, type MessageResponse } from '@chat/contracts';
-import type { MessageRow } from './schema.ts';
+import type { MessageRow } from '@chat/store';
 
 /**
- * The wire form of a stored message, shared by REST responses, the outbox payload and stream
- * replay, so every path shows a message identically.
+ * The wire form of a stored message, shared by REST responses, the backbone payload (published
+ * after commit and by the outbox relay) and stream replay, so every path shows a message
+ * identically, byte for byte once serialized (the key order here is the JSON's).
  */
 export function toMessageResponse(row: MessageRow): MessageResponse {
   const response: MessageResponse = {
@@ -28,4 +29,9 @@ export function toMessageResponse(row: MessageRow): MessageResponse {
   };
   if (row.mentions && row.mentions.length > 0) response.mentions = row.mentions;
   return response;
+}
+
+/** A stored message as its MessageResponse JSON: the data of its `message` events and backbone entries. */
+export function messageJson(row: MessageRow): string {
+  return JSON.stringify(toMessageResponse(row));
 }

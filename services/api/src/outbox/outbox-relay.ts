@@ -1,15 +1,8 @@
-import { committedMessageEventsFromPayload, type Backbone, type BackboneEvent } from '@chat/backbone';
+import type { Backbone, BackboneEvent } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxEntry, OutboxRepository } from '@chat/store';
-
-export interface OutboxRelaySettings {
-  /** Entries younger than this are left to the publisher of their own request. @defaultValue 2000 */
-  graceMs: number;
-  /** Pause between sweeps. @defaultValue 1000 */
-  intervalMs: number;
-  /** Entries per sweep. @defaultValue 500 */
-  batchSize: number;
-}
+import { committedMessageEventsFromPayload, storedMessageEvents } from '@chat/wire';
+import type { OutboxSettings } from './outbox.types.ts';
 
 /**
  * Publishes outbox entries that nobody published right after commit (a crash between commit and
@@ -24,8 +17,8 @@ export class OutboxRelay {
     private readonly outbox: OutboxRepository,
     private readonly backbone: Backbone,
     private readonly logger: Logger,
-    private readonly settings: OutboxRelaySettings,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly settings: Pick<OutboxSettings, 'graceMs' | 'intervalMs' | 'batchSize'>,
+    private readonly clock: () => Date,
   ) {}
 
   start(): void {
@@ -62,6 +55,7 @@ export class OutboxRelay {
 
   /** A message entry is published as the API publishes it (with its `mentions` event, if any). */
   private eventsOf(entry: OutboxEntry): BackboneEvent[] {
+    if (entry.message !== null) return storedMessageEvents(entry.message);
     if (entry.channel === 'messages') {
       try {
         return committedMessageEventsFromPayload(entry.scopeKey, entry.seq, entry.payload);

@@ -1,4 +1,6 @@
-import type { BackboneEvent } from './backbone.ts';
+import type { BackboneEvent } from '@chat/backbone';
+import type { MessageRow } from '@chat/store';
+import { messageJson } from './message.wire.ts';
 
 /** What the backbone needs to know of a committed message. */
 export interface CommittedMessage {
@@ -27,8 +29,14 @@ export function committedMessageEvents(message: CommittedMessage, payload: strin
   return [messageEvent, { channel: 'mentions', scopeKey: message.roomId, seq: message.seq, data: JSON.stringify(mention) }];
 }
 
+/** The same from a stored message (the outbox relay's case for an entry stored without payload). */
+export function storedMessageEvents(row: MessageRow): BackboneEvent[] {
+  const mentionsSomeone = (row.mentions?.length ?? 0) > 0;
+  return committedMessageEvents({ roomId: row.roomId, seq: row.seq, messageId: row.messageId, mentionsSomeone }, messageJson(row));
+}
+
 /**
- * The same from a stored payload alone (the outbox relay's case: it has the MessageResponse JSON).
+ * The same from a stored payload alone (an outbox entry stored with its MessageResponse JSON).
  * Throws if the payload is not a MessageResponse.
  */
 export function committedMessageEventsFromPayload(roomId: string, seq: number, payload: string): BackboneEvent[] {

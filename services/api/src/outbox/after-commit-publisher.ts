@@ -1,16 +1,8 @@
-import { committedMessageEvents, type Backbone } from '@chat/backbone';
+import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxRepository } from '@chat/store';
-import type { CommittedEntry, CommittedMessagePublisher } from './committed-message-publisher.ts';
-
-export interface BackbonePublisherOptions {
-  /**
-   * How long published entries wait before their outbox rows are deleted, so that one statement
-   * clears many batches. Must stay well below the relay's grace period, or the relay would publish
-   * them again (harmless, but wasted). @defaultValue 50
-   */
-  removalDelayMs?: number;
-}
+import { committedMessageEvents } from '@chat/wire';
+import type { CommittedEntry, CommittedMessagePublisher } from './outbox.types.ts';
 
 /**
  * Publishes each committed message right after its commit and then clears its outbox entry. Entries
@@ -18,22 +10,20 @@ export interface BackbonePublisherOptions {
  * deleted together with those of the next few ticks. If the process dies before either, or the
  * backbone is down, the entries stay and the relay publishes them (consumers drop a repeat by seq).
  */
-export class BackbonePublisher implements CommittedMessagePublisher {
+export class AfterCommitPublisher implements CommittedMessagePublisher {
   private pending: Array<CommittedEntry & { settle: () => void }> = [];
   private scheduled = false;
   private published: number[] = [];
   private removalTimer: NodeJS.Timeout | undefined;
   private removing: Promise<void> = Promise.resolve();
-  private readonly removalDelayMs: number;
 
+  /** `removalDelayMs`: see OutboxSettings. */
   constructor(
     private readonly backbone: Backbone,
     private readonly outbox: OutboxRepository,
     private readonly logger: Logger,
-    options: BackbonePublisherOptions = {},
-  ) {
-    this.removalDelayMs = options.removalDelayMs ?? 50;
-  }
+    private readonly removalDelayMs: number,
+  ) {}
 
   publishCommitted(entry: CommittedEntry): Promise<void> {
     let settle = () => undefined as void;

@@ -4,13 +4,13 @@ import { createStore, migrate, openDatabase, type Database, type Store } from '@
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { newMessage } from '../../test/new-message.ts';
-import { OutboxRelay } from './outbox-relay.ts';
+import { createOutbox } from './outbox.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const bob = [{ principalKind: 'human' as const, principalId: 'u_bob', startByte: 0, endByte: 2 }];
 
-describe('OutboxRelay (embedded database, in-process backbone)', function () {
+describe('outbox relay (embedded database, in-process backbone)', function () {
   this.timeout(60_000);
   let database: Database;
   let store: Store;
@@ -35,7 +35,7 @@ describe('OutboxRelay (embedded database, in-process backbone)', function () {
       if (outcome.kind !== 'created') throw new Error('expected created');
       if (i % 2 === 0) mentioned.push(outcome.message.messageId);
     }
-    const relay = new OutboxRelay(store.outbox, backbone, logger, { graceMs: 0, intervalMs: 1000, batchSize: 2 });
+    const { relay } = createOutbox({ store, backbone, logger, settings: { graceMs: 0, batchSize: 2 } });
     expect(await relay.sweep()).to.equal(5);
     expect(received.filter((e) => e.channel === 'messages').map((e) => e.seq)).to.deep.equal([1, 2, 3, 4, 5]);
     const mentions = received.filter((e) => e.channel === 'mentions');
@@ -50,7 +50,7 @@ describe('OutboxRelay (embedded database, in-process backbone)', function () {
   });
 });
 
-describe('OutboxRelay: the relays of two API processes on one PostgreSQL', function () {
+describe('outbox relay: the relays of two API processes on one PostgreSQL', function () {
   this.timeout(60_000);
   // A schema of its own: a relay sweeps the whole outbox, and other suites share the database.
   const schemaName = `chat_relay_test_${ulid().toLowerCase()}`;
@@ -85,7 +85,7 @@ describe('OutboxRelay: the relays of two API processes on one PostgreSQL', funct
     const received: DeliveredEvent[] = [];
     const subscription = await backbone.subscribe('messages', (e) => received.push(e));
     const settings = { graceMs: 0, intervalMs: 1000, batchSize: 20 };
-    const relays = [new OutboxRelay(storeA.outbox, backbone, logger, settings), new OutboxRelay(storeB.outbox, backbone, logger, settings)];
+    const relays = [storeA, storeB].map((store) => createOutbox({ store, backbone, logger, settings }).relay);
     for (let round = 0; round < 50 && (await storeA.outbox.depth()) > 0; round++) await Promise.all(relays.map((r) => r.sweep()));
 
     expect(await storeA.outbox.depth(), 'every entry published and removed').to.equal(0);

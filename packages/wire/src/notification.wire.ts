@@ -1,0 +1,54 @@
+import type { CursorScope, Notification, NotificationResponse } from '@chat/contracts';
+import type { InboxOwner, NotificationRow } from '@chat/store';
+
+/** The cursor scope of an inbox: cursors of one principal's inbox in one repository work nowhere else. */
+export function inboxCursorScope(owner: InboxOwner): Extract<CursorScope, { kind: 'inbox' }> {
+  return { kind: 'inbox', repositoryId: owner.repositoryId, principalKind: owner.principalKind, principalId: owner.principalId };
+}
+
+/**
+ * The stored form of a notification (spec: Notification). It is the outbox payload of the
+ * `notifications` channel; readers add `cursor` and `acknowledged` with `toNotificationResponse`.
+ */
+export function toStoredNotification(row: NotificationRow): Notification {
+  return {
+    notificationId: row.notificationId,
+    targetKind: row.targetKind,
+    targetId: row.targetId,
+    repositoryId: row.repositoryId,
+    roomId: row.roomId,
+    messageId: row.messageId,
+    senderKind: row.senderKind,
+    senderId: row.senderId,
+    spans: row.spans.map((s) => ({ startByte: s.startByte, endByte: s.endByte })),
+    createdAt: row.createdAt.toISOString(),
+    branchId: row.branchId,
+  };
+}
+
+/**
+ * The wire form shared by inbox pages and `notification` stream events: acknowledged when the row's
+ * seq is at or below the inbox checkpoint `ackSeq`; `cursor` is the row's inbox cursor.
+ */
+export function toNotificationResponse(row: NotificationRow, ackSeq: number, cursor: string): NotificationResponse {
+  return withInboxPosition(toStoredNotification(row), cursor, row.seq <= ackSeq);
+}
+
+/** A stored notification as a reader sees it: with its inbox cursor and whether it is acknowledged. */
+export function withInboxPosition(stored: Notification, cursor: string, acknowledged: boolean): NotificationResponse {
+  return { ...stored, cursor, acknowledged };
+}
+
+/** Reads the data of a `notifications` backbone event; throws (naming `what`) on anything else. */
+export function parseStoredNotification(data: string, what: string): Notification {
+  const stored = JSON.parse(data) as Notification;
+  if (typeof stored !== 'object' || stored === null || typeof stored.notificationId !== 'string') {
+    throw new TypeError(`${what} is not a stored Notification`);
+  }
+  return stored;
+}
+
+/** A notification as its stored JSON: the outbox payload and backbone data of the `notifications` channel. */
+export function storedNotificationJson(row: NotificationRow): string {
+  return JSON.stringify(toStoredNotification(row));
+}

@@ -1,0 +1,5 @@
+import type { B } from './b.ts';
+
+export interface A {
+  b?: B;
+}
