@@ -129,6 +129,35 @@ describe('clients: the SDK against a real all-in-one (REST operations, retries, 
     }
   });
 
+  it('an acknowledgement with expectedCursor whose answer is lost: the retry finds its own write and answers replayed, not stale', async () => {
+    const { scenario, actors } = await stack.scenario();
+    const proxy = new ResponseCuttingProxy(new URL(stack.chat.url));
+    await proxy.start();
+    try {
+      const body = `ping @${scenario.users.reader}`;
+      await client(await actors.appendBot()).appendRepositoryMessage(scenario.repositoryId, {
+        bodyMarkdown: body,
+        mentions: [{ principalKind: 'human', principalId: scenario.users.reader, ...byteSpan(body, `@${scenario.users.reader}`) }],
+      });
+      const reader = client(await actors.reader(), proxy.url);
+      let notification: NotificationResponse | undefined;
+      for (let i = 0; i < 100 && !notification; i += 1) {
+        notification = (await reader.listRepositoryInbox(scenario.repositoryId)).items[0];
+        if (!notification) await sleep(100);
+      }
+      proxy.cutsLeft = 1;
+      const ack = await reader.acknowledgeRepositoryInbox(scenario.repositoryId, { throughCursor: notification!.cursor, expectedCursor: null });
+      expect(proxy.cut).to.equal(1);
+      expect(ack).to.deep.equal({ acknowledgedCursor: notification!.cursor, replayed: true });
+      expect(recorder.to('POST', `/v1/repositories/${scenario.repositoryId}/inbox/acknowledgements`).map((c) => c.outcome)).to.deep.equal(['network', 409]);
+      // A stale expectation of the caller's own is still an error.
+      const stale = await reader.acknowledgeRepositoryInbox(scenario.repositoryId, { throughCursor: notification!.cursor, expectedCursor: null }).catch((e: unknown) => e);
+      expect(stale).to.be.instanceOf(ChatApiError).and.include({ code: 'INBOX_CHECKPOINT_STALE', attempts: 1 });
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('503 (core unavailable) is retried with backoff and the same key until the service recovers; one message', async () => {
     const { scenario, actors } = await stack.scenario();
     const writer = client(await actors.writer());

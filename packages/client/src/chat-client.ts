@@ -1,3 +1,4 @@
+import { ChatApiError } from './chat-errors.ts';
 import type { AppendOptions, ChatClientOptions, PageOptions, PaginateOptions, RequestOptions, RoomRef } from './client-options.ts';
 import type {
   AcknowledgeInboxRequest,
@@ -133,11 +134,22 @@ export class ChatClient {
   /**
    * acknowledgeRepositoryInbox: moves the checkpoint to `throughCursor`. With `expectedCursor` it is a
    * compare-and-set (409 `INBOX_CHECKPOINT_STALE` when another consumer moved it). Retried like any
-   * call; a retry of an applied request answers `replayed: true`.
+   * call; a retry of an applied request answers `replayed: true`, also when the first answer of a
+   * compare-and-set was lost (the retry then checks that the checkpoint stands at `throughCursor`).
    */
   async acknowledgeRepositoryInbox(repositoryId: string, body: AcknowledgeInboxRequest, options: RequestOptions = {}): Promise<AcknowledgeInboxResponse> {
     const path = `${inboxPath(repositoryId)}/acknowledgements`;
-    return (await this.transport.call<AcknowledgeInboxResponse>({ method: 'POST', path, body, ...options })).body;
+    try {
+      return (await this.transport.call<AcknowledgeInboxResponse>({ method: 'POST', path, body, ...options })).body;
+    } catch (error) {
+      // A retry of a compare-and-set whose first answer was lost finds its own write: the checkpoint
+      // is no longer `expectedCursor`. When it stands exactly at `throughCursor`, the request is applied.
+      const retriedStale = error instanceof ChatApiError && error.code === 'INBOX_CHECKPOINT_STALE' && error.attempts > 1 && body.expectedCursor !== undefined;
+      if (!retriedStale) throw error;
+      const { acknowledgedCursor } = await this.listRepositoryInbox(repositoryId, { limit: 1, ...(options.signal ? { signal: options.signal } : {}) });
+      if (acknowledgedCursor !== body.throughCursor) throw error;
+      return { acknowledgedCursor, replayed: true };
+    }
   }
 
   /**

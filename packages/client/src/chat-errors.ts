@@ -32,6 +32,8 @@ export class ChatApiError extends ChatError {
   readonly requestId: string | undefined;
   readonly retryAfter: number | undefined;
   readonly details: unknown;
+  /** Attempts the call made before this answer ended it (retries included). */
+  attempts = 1;
 
   constructor(init: ChatApiErrorInit) {
     super(`${init.code} (${init.status}): ${init.message}`);

@@ -95,6 +95,7 @@ export class HttpTransport {
       const { response, text } = answer;
       if (response.ok) return { status: response.status, body: parseBody<T>(response, text), requestId: requestIdOf(response) };
       const error = apiErrorOf(response, text);
+      error.attempts = attempt + 1;
       if (response.status === 401 && this.canRefreshToken && !refreshed) {
         refreshed = forceRefresh = true;
         continue;
