@@ -21,7 +21,7 @@ async function readBody(argument: string | undefined, io: CliIo): Promise<string
   return text(io.stdin);
 }
 
-/** The core resource credential for human-authored mentions, from a file or CHAT_CORE_TOKEN (never a flag value). */
+/** The core resource credential for mentions by a person, from a file or CHAT_CORE_TOKEN (never a flag value). */
 async function coreResourceToken(options: PostOptions, io: CliIo): Promise<string | undefined> {
   if (options.coreTokenFile !== undefined) {
     const token = await readFile(options.coreTokenFile, 'utf8').catch(() => {
@@ -41,14 +41,15 @@ export function postCommand(io: CliIo): Command {
   return addConnectionOptions(new Command('post').description('append a message to the room (body from the argument or stdin)'))
     .argument('[body]', 'Markdown body; "-" or nothing reads stdin')
     .option('--mention <kind:id>', 'mention a human or bot whose @id is in the body (repeatable), e.g. bot:b_ci', (value: string, all: MentionOption[] | undefined) => [...(all ?? []), parseMentionOption(value)])
-    .option('--core-token-file <path>', 'core resource credential for human-authored mentions (else env CHAT_CORE_TOKEN)')
+    .option('--core-token-file <path>', 'core resource credential, needed when a person mentions anyone (else env CHAT_CORE_TOKEN)')
     .option('--idempotency-key <ulid>', 'send with this key: a repeat of the same post answers with the stored message')
     .action(async (argument: string | undefined, options: PostOptions) => {
       if (options.idempotencyKey !== undefined && !ULID_PATTERN.test(options.idempotencyKey)) throw new UsageError('--idempotency-key must be a canonical ULID');
       const ctx = await createContext(options, io);
       const body = await readBody(argument, io);
       const mentions = bindMentions(body, options.mention ?? []);
-      const core = mentions.some((m) => m.principalKind === 'human') ? await coreResourceToken(options, io) : undefined;
+      // A person's mentions (of anyone) need the core credential; a bot's need none, and a bot has none to give.
+      const core = mentions.length > 0 ? await coreResourceToken(options, io) : undefined;
       const result = await ctx.client.appendMessage(
         ctx.room,
         { bodyMarkdown: body, ...(mentions.length > 0 ? { mentions } : {}) },
