@@ -236,4 +236,23 @@ describe('ChatEventStream rules against a scripted event stream', function () {
     expect(server.requests.map((r) => r.lastEventId)).to.deep.equal([undefined, 'c1', 'c1']);
     expect(statuses.filter((s) => s.state === 'backoff').map((s) => s.reason)).to.deep.equal(['network', 'http_503']);
   });
+
+  it('maxReconnectAttempts bounds the reconnects in a row without progress (retries_exhausted)', async () => {
+    server = await scriptedServer([refuse(503, 'STREAM_UNAVAILABLE'), refuse(503, 'STREAM_UNAVAILABLE'), refuse(503, 'STREAM_UNAVAILABLE'), refuse(503, 'STREAM_UNAVAILABLE')]);
+    const client = new ChatClient({ baseUrl: server.url, token: 't' });
+    const stream = client.streamRoom({ repositoryId: REPOSITORY }, { backoff: { baseDelayMs: 5, maxDelayMs: 10 }, maxReconnectAttempts: 2 });
+    const failure = await stream.run(() => undefined).catch((e: unknown) => e);
+    expect(failure).to.be.instanceOf(ChatStreamError).and.include({ reason: 'retries_exhausted' });
+    expect(server.requests).to.have.length(3);
+  });
+
+  it('aborting the signal closes the stream: run resolves and the cursor stays at the last processed event', async () => {
+    server = await scriptedServer([sse([frame('message', message(1), 'c1')], false)]);
+    const controller = new AbortController();
+    const client = new ChatClient({ baseUrl: server.url, token: 't' });
+    const stream = client.streamRoom({ repositoryId: REPOSITORY }, { signal: controller.signal });
+    await stream.run(() => void setTimeout(() => controller.abort(), 50));
+    expect(stream.state).to.equal('closed');
+    expect(stream.cursor).to.equal('c1');
+  });
 });
