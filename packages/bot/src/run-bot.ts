@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ChatClient } from '@chat/client';
 import type { BotHandle, BotLogger, BotOptions } from './bot-options.ts';
 import { runInboxWorker } from './inbox-worker.ts';
@@ -32,6 +33,8 @@ export function runBot(options: BotOptions): BotHandle {
   const logger = options.logger ?? stderrLogger;
   const client = options.client ?? new ChatClient({ baseUrl: options.baseUrl, token: options.token });
   const stopping = new AbortController();
+  // Every worker and every handler's pause listens for the stop: one listener per repository at least.
+  setMaxListeners(0, stopping.signal);
   const deps = {
     client,
     locator: new MessageLocator(client),
