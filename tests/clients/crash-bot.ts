@@ -5,7 +5,8 @@
  * (`handled <notificationId> created|replayed`), `stopped` after a clean stop.
  *
  * Environment: CHAT_URL, CHAT_TOKEN, BOT_REPOSITORIES (comma-separated), BOT_ACK_EVERY,
- * BOT_MAX_PAUSE_MS.
+ * BOT_MAX_PAUSE_MS, and BOT_HANDLER_DELAY_MS (a fixed wait before each reply, after a `handling
+ * <notificationId>` line, so a signal can be sent while a handler is in hand).
  */
 import { runBot } from '@chat/bot';
 
@@ -15,6 +16,7 @@ const env = (name: string) => {
   return value;
 };
 const maxPause = Number(process.env.BOT_MAX_PAUSE_MS ?? '5');
+const handlerDelay = Number(process.env.BOT_HANDLER_DELAY_MS ?? '0');
 const pause = () => new Promise((r) => setTimeout(r, Math.random() * maxPause));
 
 const bot = runBot({
@@ -24,6 +26,10 @@ const bot = runBot({
   ackEvery: Number(process.env.BOT_ACK_EVERY ?? '20'),
   ackIntervalMs: 1000,
   async handler({ notification, message, reply }) {
+    if (handlerDelay > 0) {
+      process.stdout.write(`handling ${notification.notificationId}\n`);
+      await new Promise((r) => setTimeout(r, handlerDelay));
+    }
     await pause();
     const result = await reply(`re ${message.messageId}`);
     process.stdout.write(`handled ${notification.notificationId} ${result.created ? 'created' : 'replayed'}\n`);
