@@ -1,4 +1,5 @@
 import type { BenchCluster } from './bench-cluster.ts';
+import { botThroughputScenario } from './bot-throughput.ts';
 import { fanoutScenario } from './fanout-scenario.ts';
 import { idleScenario } from './idle-scenario.ts';
 import { latencyScenario } from './latency-scenario.ts';
@@ -12,4 +13,4 @@ export interface StreamScenario {
 
 /** Stream scenarios (fan-out, latency, idle streams, mention latency); filled in as the gateway lands. */
 // Idle first: its RSS baseline is cleanest before the other scenarios have grown the heap.
-export const scenarios: StreamScenario[] = [idleScenario, fanoutScenario, latencyScenario, mentionLatencyScenario, leakScenario];
+export const scenarios: StreamScenario[] = [idleScenario, fanoutScenario, latencyScenario, mentionLatencyScenario, leakScenario, botThroughputScenario];

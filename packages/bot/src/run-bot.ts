@@ -1,0 +1,83 @@
+import { setMaxListeners } from 'node:events';
+import { ChatClient } from '@chat/client';
+import type { BotHandle, BotLogger, BotOptions } from './bot-options.ts';
+import { runInboxWorker } from './inbox-worker.ts';
+import { MessageLocator } from './message-locator.ts';
+
+const DEFAULTS = { ackEvery: 50, ackIntervalMs: 1000, maxHandlerAttempts: 3, handlerRetryDelayMs: 500, stopSignals: ['SIGTERM', 'SIGINT'] as NodeJS.Signals[] };
+
+const stderrLogger: BotLogger = {
+  warn: (message, fields) => process.stderr.write(`bot warning: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+  error: (message, fields) => process.stderr.write(`bot error: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+};
+
+const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+/**
+ * Runs a bot: one worker per repository consumes the bot's inbox there (in order), calls `handler`
+ * with each notification's message and a crash-safe `reply()`, and acknowledges in batches. On one
+ * of `stopSignals` (SIGTERM, Ctrl-C) or `stop()`, each worker finishes the handler in hand,
+ * acknowledges and ends; `done` then resolves and the process can exit 0.
+ *
+ * @example
+ * const bot = runBot({
+ *   baseUrl: 'http://127.0.0.1:8080', token: process.env.CHAT_TOKEN!, repositories: [repositoryId],
+ *   handler: async ({ message, reply }) => { await reply(`you said: ${message.bodyMarkdown}`); },
+ * });
+ * await bot.done;
+ */
+export function runBot(options: BotOptions): BotHandle {
+  if (options.repositories.length === 0) throw new TypeError('runBot: repositories must name at least one repository');
+  for (const id of options.repositories) if (!ULID.test(id)) throw new TypeError(`runBot: ${JSON.stringify(id)} is not a canonical repository ULID`);
+  if (new Set(options.repositories).size !== options.repositories.length) throw new TypeError('runBot: a repository is named twice');
+  const logger = options.logger ?? stderrLogger;
+  const client = options.client ?? new ChatClient({ baseUrl: options.baseUrl, token: options.token });
+  const stopping = new AbortController();
+  // Every worker and every handler's pause listens for the stop: one listener per repository at least.
+  setMaxListeners(0, stopping.signal);
+  const deps = {
+    client,
+    locator: new MessageLocator(client),
+    handler: options.handler,
+    logger,
+    ack: { every: options.ackEvery ?? DEFAULTS.ackEvery, intervalMs: options.ackIntervalMs ?? DEFAULTS.ackIntervalMs },
+    handlerAttempts: { max: options.maxHandlerAttempts ?? DEFAULTS.maxHandlerAttempts, delayMs: options.handlerRetryDelayMs ?? DEFAULTS.handlerRetryDelayMs },
+    onHandlerError:
+      options.onHandlerError ??
+      ((error: unknown, notification: { notificationId: string }) =>
+        logger.error?.('handler failed for good; the notification is acknowledged without it', { notificationId: notification.notificationId, error: String(error) })),
+    stream: options.stream ?? {},
+  };
+
+  const stop = () => stopping.abort();
+  const signals = options.stopSignals ?? DEFAULTS.stopSignals;
+  for (const signal of signals) process.on(signal, stop);
+  options.signal?.addEventListener('abort', stop, { once: true });
+
+  const workers = options.repositories.map((repositoryId) =>
+    runInboxWorker(deps, repositoryId, stopping.signal).catch((error: unknown) => {
+      // One worker failing for good stops the others cleanly, then `done` rejects with its error.
+      stop();
+      throw error;
+    }),
+  );
+  const done = Promise.all(workers).then(
+    () => undefined,
+    async (error: unknown) => {
+      await Promise.allSettled(workers);
+      throw error;
+    },
+  );
+  const settled = done.finally(() => {
+    for (const signal of signals) process.off(signal, stop);
+    options.signal?.removeEventListener('abort', stop);
+  });
+  settled.catch(() => undefined);
+  return {
+    done: settled,
+    async stop() {
+      stop();
+      await settled.catch(() => undefined);
+    },
+  };
+}

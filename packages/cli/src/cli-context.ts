@@ -1,0 +1,72 @@
+import { ChatClient, ULID_PATTERN, type RoomRef } from '@chat/client';
+import type { CliIo } from './cli-io.ts';
+import { Printer } from './output/printer.ts';
+import { tokenProvider } from './token-source.ts';
+import { UsageError } from './usage-error.ts';
+
+/** The options every command takes (see `addConnectionOptions`). */
+export interface ConnectionOptions {
+  url?: string;
+  tokenFile?: string;
+  repository?: string;
+  branch?: string;
+  json?: boolean;
+  /** Never accepted: declared only to refuse it with a clear message. */
+  token?: string;
+}
+
+/** What a command works with: a client, the room or inbox it names and the printer. */
+export interface CliContext {
+  client: ChatClient;
+  baseUrl: string;
+  repositoryId: string;
+  room: RoomRef;
+  printer: Printer;
+  io: CliIo;
+}
+
+/** Default service URL when neither `--url` nor `CHAT_URL` is given. @defaultValue 'http://127.0.0.1:8080' */
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+function serviceUrl(options: ConnectionOptions, env: NodeJS.ProcessEnv): string {
+  const raw = options.url ?? env.CHAT_URL ?? DEFAULT_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`the service URL ${JSON.stringify(raw)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`the service URL must be http or https, not ${url.protocol}`);
+  // A token belongs in the header; one in the URL would show in ps and in logs.
+  if (url.username || url.password) throw new UsageError('the service URL must not hold credentials');
+  return url.href.replace(/\/$/, '');
+}
+
+function canonicalUlid(value: string, flag: string): string {
+  if (!ULID_PATTERN.test(value)) throw new UsageError(`${flag} must be a canonical ULID (26 characters of Crockford base32, upper case), not ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Checks the options and the token and builds the context; every mistake is a UsageError (exit code 2). */
+export async function createContext(options: ConnectionOptions, io: CliIo): Promise<CliContext> {
+  if (options.token !== undefined) {
+    throw new UsageError('--token is not accepted: a flag value shows in ps; set CHAT_TOKEN or pass --token-file PATH');
+  }
+  const repository = options.repository ?? io.env.CHAT_REPOSITORY;
+  if (repository === undefined) throw new UsageError('no repository: pass --repository ULID (or set CHAT_REPOSITORY)');
+  const repositoryId = canonicalUlid(repository, '--repository');
+  const branchId = options.branch === undefined ? undefined : canonicalUlid(options.branch, '--branch');
+  const baseUrl = serviceUrl(options, io.env);
+  const token = tokenProvider({ tokenFile: options.tokenFile, env: io.env });
+  // Read once now, so a missing or empty token is a usage error before anything is sent.
+  await token();
+  const client = new ChatClient({ baseUrl, token: () => token() });
+  return {
+    client,
+    baseUrl,
+    repositoryId,
+    room: branchId ? { repositoryId, branchId } : { repositoryId },
+    printer: new Printer(io, { json: options.json === true }),
+    io,
+  };
+}

@@ -1,0 +1,61 @@
+import type { AcknowledgeInboxResponse, MessageResponse, NotificationResponse, RoomResponse } from '@chat/client';
+import type { Palette } from './palette.ts';
+import { terminalSafe, terminalSafeLine } from './terminal-text.ts';
+
+const line = terminalSafeLine;
+
+/** `2026-11-25T13:20:01.123Z` as `2026-11-25 13:20:01` (UTC, like the API). */
+function shortTime(iso: string): string {
+  return line(iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z').replace(/Z$/, ''));
+}
+
+/** Room metadata as `key: value` lines. */
+export function formatRoom(room: RoomResponse, p: Palette): string {
+  const fields: Array<[string, unknown]> = [
+    ['repository', room.repositoryId],
+    ['branch', room.branchId],
+    ['kind', room.kind],
+    ['state', room.state],
+    ['persisted', room.persisted],
+    ['messages', room.messageCount],
+    ['room', room.roomId],
+    ['created', room.createdAt],
+    ['last message', room.lastMessageAt],
+    ['sealed', room.sealedAt],
+    ['version', room.version],
+  ];
+  return fields
+    .filter(([, value]) => value !== undefined && value !== null)
+    .map(([key, value]) => `${p.dim(`${key}:`.padEnd(14))}${line(String(value))}\n`)
+    .join('');
+}
+
+/**
+ * One message: a header (time, sender, ID) and the body indented under it. The body is printed as
+ * the text of `bodyMarkdown`: never the rendered HTML, never with links added (spec 1, rule 6), and
+ * with anything that could steer the terminal made visible.
+ */
+export function formatMessage(message: MessageResponse, p: Palette): string {
+  const sender = `${message.senderKind === 'bot' ? 'bot ' : ''}${line(message.senderId)}`;
+  const header = `${p.dim(shortTime(message.createdAt))}  ${p.bold(sender)}  ${p.dim(line(message.messageId))}`;
+  // A body's final line feed ends its last line rather than starting an empty one.
+  const body = terminalSafe(message.bodyMarkdown.replace(/\n$/, ''))
+    .split('\n')
+    .map((text) => `  ${text}`)
+    .join('\n');
+  return `${header}\n${body}\n`;
+}
+
+/** One notification on one line: unacknowledged ones marked, with the cursor to acknowledge through. */
+export function formatNotification(n: NotificationResponse, p: Palette): string {
+  const mark = n.acknowledged ? ' ' : p.accent('●');
+  const where = n.branchId ? `branch ${line(n.branchId)}` : 'repository room';
+  const sender = `${n.senderKind === 'bot' ? 'bot ' : ''}${line(n.senderId)}`;
+  return `${mark} ${p.dim(shortTime(n.createdAt))}  ${p.bold(sender)} mentioned ${line(n.targetId)} in ${where}  message ${line(n.messageId)}\n    ${p.dim(`cursor ${line(n.cursor)}`)}\n`;
+}
+
+/** The outcome of an acknowledgement. */
+export function formatAcknowledgement(result: AcknowledgeInboxResponse, p: Palette): string {
+  const state = result.replayed ? p.dim(' (already acknowledged)') : '';
+  return `acknowledged through ${line(result.acknowledgedCursor)}${state}\n`;
+}

@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import type { CliIo } from './cli-io.ts';
+import { inboxCommand } from './commands/inbox.command.ts';
+import { messagesCommand } from './commands/messages.command.ts';
+import { postCommand } from './commands/post.command.ts';
+import { roomCommand } from './commands/room.command.ts';
+import { tailCommand } from './commands/tail.command.ts';
+
+const EPILOG = `
+The token comes from CHAT_TOKEN or --token-file, never from a flag (flags show in ps).
+Exit codes: 0 success, 1 the service answered with an error (code and request ID on stderr), 2 usage error.`;
+
+/** Applies to a command and all its subcommands what `addCommand` does not pass on. */
+function configureTree(command: Command, io: CliIo): void {
+  command
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+  for (const sub of command.commands) configureTree(sub, io);
+}
+
+/** The `chat` command and its subcommands. */
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('chat')
+    .description('Chat for source repositories, from a terminal or a script')
+    .version('0.1.0')
+    .addHelpText('after', EPILOG)
+    .addCommand(roomCommand(io))
+    .addCommand(messagesCommand(io))
+    .addCommand(postCommand(io))
+    .addCommand(tailCommand(io))
+    .addCommand(inboxCommand(io));
+  configureTree(program, io);
+  return program;
+}

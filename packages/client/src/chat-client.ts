@@ -1,0 +1,169 @@
+import { ChatApiError } from './chat-errors.ts';
+import type { AppendOptions, ChatClientOptions, PageOptions, PaginateOptions, RequestOptions, RoomRef } from './client-options.ts';
+import type {
+  AcknowledgeInboxRequest,
+  AcknowledgeInboxResponse,
+  AppendMessageRequest,
+  InboxPageResponse,
+  MessagePageResponse,
+  MessageResponse,
+  NotificationResponse,
+  RoomResponse,
+} from './contract-types.ts';
+import { ChatEventStream } from './event-stream.ts';
+import { HttpTransport } from './http-transport.ts';
+import { paginate } from './paginate.ts';
+import type { InboxNotificationEvent, InboxStreamTarget, RoomMessageEvent, RoomStreamTarget, StreamOptions } from './stream-types.ts';
+import { ULID_PATTERN, newUlid } from './ulid.ts';
+
+/** Result of an append. */
+export interface AppendResult {
+  /** The stored message (the original one when the send was a replay). */
+  message: MessageResponse;
+  /** True on 201 (this call stored it), false on 200 (an earlier attempt with the same key did). */
+  created: boolean;
+  /** The Idempotency-Key used; send again with it to repeat the same logical send. */
+  idempotencyKey: string;
+}
+
+const segment = encodeURIComponent;
+
+/** Path of a room (`/v1/repositories/{id}/room` or its branch form). */
+function roomPath(room: RoomRef): string {
+  const repository = `/v1/repositories/${segment(room.repositoryId)}`;
+  return room.branchId ? `${repository}/branches/${segment(room.branchId)}/room` : `${repository}/room`;
+}
+
+function inboxPath(repositoryId: string): string {
+  return `/v1/repositories/${segment(repositoryId)}/inbox`;
+}
+
+/**
+ * One client for the whole chat API (the contract's 11 operations). REST calls retry network
+ * failures, 429 and 503 with bounded backoff; appends keep one Idempotency-Key per logical send, so
+ * a retried send never stores a second message. Streams are resumable consumers ({@link ChatEventStream}).
+ *
+ * @example
+ * const client = new ChatClient({ baseUrl: 'http://127.0.0.1:8080', token: process.env.CHAT_TOKEN! });
+ * await client.appendMessage({ repositoryId }, { bodyMarkdown: 'hello' });
+ * for await (const event of client.streamRoom({ repositoryId })) console.log(event.data.bodyMarkdown);
+ */
+export class ChatClient {
+  /** @internal */
+  readonly transport: HttpTransport;
+
+  constructor(options: ChatClientOptions) {
+    this.transport = new HttpTransport(options);
+  }
+
+  /** getRepositoryRoom: the repository room's metadata (virtual rooms have `persisted` = false). */
+  async getRepositoryRoom(repositoryId: string, options: RequestOptions = {}): Promise<RoomResponse> {
+    return this.getRoom({ repositoryId }, options);
+  }
+
+  /** getBranchRoom: a branch room's metadata. */
+  async getBranchRoom(repositoryId: string, branchId: string, options: RequestOptions = {}): Promise<RoomResponse> {
+    return this.getRoom({ repositoryId, branchId }, options);
+  }
+
+  /** The metadata of a repository or branch room. */
+  async getRoom(room: RoomRef, options: RequestOptions = {}): Promise<RoomResponse> {
+    return (await this.transport.call<RoomResponse>({ method: 'GET', path: roomPath(room), ...options })).body;
+  }
+
+  /** listRepositoryMessages: one page of the repository room, oldest first. */
+  async listRepositoryMessages(repositoryId: string, options: PageOptions = {}): Promise<MessagePageResponse> {
+    return this.listMessages({ repositoryId }, options);
+  }
+
+  /** listBranchMessages: one page of a branch room, oldest first. */
+  async listBranchMessages(repositoryId: string, branchId: string, options: PageOptions = {}): Promise<MessagePageResponse> {
+    return this.listMessages({ repositoryId, branchId }, options);
+  }
+
+  /** One page of a repository or branch room. */
+  async listMessages(room: RoomRef, options: PageOptions = {}): Promise<MessagePageResponse> {
+    const { cursor, limit, ...rest } = options;
+    const path = `${roomPath(room)}/messages`;
+    return (await this.transport.call<MessagePageResponse>({ method: 'GET', path, query: { cursor, limit }, ...rest })).body;
+  }
+
+  /** Every message of a room from `after` on, oldest first, fetching pages as the loop asks. */
+  roomMessages(target: RoomRef & PaginateOptions): AsyncIterable<MessageResponse> {
+    const { repositoryId, branchId, ...options } = target;
+    return paginate((cursor, limit) => this.listMessages({ repositoryId, branchId }, { ...options, cursor, limit }), options);
+  }
+
+  /**
+   * appendRepositoryMessage / appendBranchMessage by `room.branchId`. The Idempotency-Key is made
+   * once (or taken from `options`) and sent on every retry; `IDEMPOTENCY_KEY_REUSED` and every other
+   * 4xx but 429 surface as {@link ChatApiError} without a retry.
+   */
+  async appendMessage(room: RoomRef, body: AppendMessageRequest, options: AppendOptions = {}): Promise<AppendResult> {
+    const { idempotencyKey = newUlid(), coreResourceToken, ...rest } = options;
+    if (!ULID_PATTERN.test(idempotencyKey)) throw new TypeError('appendMessage: idempotencyKey must be a canonical ULID');
+    const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
+    if (coreResourceToken) headers['X-Service-Core-Authorization'] = coreResourceToken;
+    const path = `${roomPath(room)}/messages`;
+    const result = await this.transport.call<MessageResponse>({ method: 'POST', path, headers, body, ...rest });
+    return { message: result.body, created: result.status === 201, idempotencyKey };
+  }
+
+  /** appendRepositoryMessage: see {@link ChatClient.appendMessage}. */
+  async appendRepositoryMessage(repositoryId: string, body: AppendMessageRequest, options: AppendOptions = {}): Promise<AppendResult> {
+    return this.appendMessage({ repositoryId }, body, options);
+  }
+
+  /** appendBranchMessage: see {@link ChatClient.appendMessage}. */
+  async appendBranchMessage(repositoryId: string, branchId: string, body: AppendMessageRequest, options: AppendOptions = {}): Promise<AppendResult> {
+    return this.appendMessage({ repositoryId, branchId }, body, options);
+  }
+
+  /** listRepositoryInbox: one page of the caller's notifications in a repository, with `acknowledgedCursor`. */
+  async listRepositoryInbox(repositoryId: string, options: PageOptions = {}): Promise<InboxPageResponse> {
+    const { cursor, limit, ...rest } = options;
+    return (await this.transport.call<InboxPageResponse>({ method: 'GET', path: inboxPath(repositoryId), query: { cursor, limit }, ...rest })).body;
+  }
+
+  /** Every notification of the caller's inbox in a repository from `after` on, oldest first. */
+  inboxNotifications(target: { repositoryId: string } & PaginateOptions): AsyncIterable<NotificationResponse> {
+    const { repositoryId, ...options } = target;
+    return paginate((cursor, limit) => this.listRepositoryInbox(repositoryId, { ...options, cursor, limit }), options);
+  }
+
+  /**
+   * acknowledgeRepositoryInbox: moves the checkpoint to `throughCursor`. With `expectedCursor` it is a
+   * compare-and-set (409 `INBOX_CHECKPOINT_STALE` when another consumer moved it). Retried like any
+   * call; a retry of an applied request answers `replayed: true`, also when the first answer of a
+   * compare-and-set was lost (the retry then checks that the checkpoint stands at `throughCursor`).
+   */
+  async acknowledgeRepositoryInbox(repositoryId: string, body: AcknowledgeInboxRequest, options: RequestOptions = {}): Promise<AcknowledgeInboxResponse> {
+    const path = `${inboxPath(repositoryId)}/acknowledgements`;
+    try {
+      return (await this.transport.call<AcknowledgeInboxResponse>({ method: 'POST', path, body, ...options })).body;
+    } catch (error) {
+      // A retry of a compare-and-set whose first answer was lost finds its own write: the checkpoint
+      // is no longer `expectedCursor`. When it stands exactly at `throughCursor`, the request is applied.
+      const retriedStale = error instanceof ChatApiError && error.code === 'INBOX_CHECKPOINT_STALE' && error.attempts > 1 && body.expectedCursor !== undefined;
+      if (!retriedStale) throw error;
+      const { acknowledgedCursor } = await this.listRepositoryInbox(repositoryId, { limit: 1, ...(options.signal ? { signal: options.signal } : {}) });
+      if (acknowledgedCursor !== body.throughCursor) throw error;
+      return { acknowledgedCursor, replayed: true };
+    }
+  }
+
+  /**
+   * streamRepositoryRoom / streamBranchRoom by `target.branchId`: a resumable consumer of the room's
+   * `message` events, following spec 6 rule 8 (see {@link ChatEventStream}).
+   */
+  streamRoom(target: RoomStreamTarget, options: StreamOptions = {}): ChatEventStream<RoomMessageEvent> {
+    const path = `${roomPath(target)}/events`;
+    return new ChatEventStream<RoomMessageEvent>(this.transport, { path, durableEvent: 'message', lastEventId: target.lastEventId }, options);
+  }
+
+  /** streamRepositoryInbox: a resumable consumer of the caller's `notification` events in a repository. */
+  streamInbox(target: InboxStreamTarget, options: StreamOptions = {}): ChatEventStream<InboxNotificationEvent> {
+    const path = `${inboxPath(target.repositoryId)}/events`;
+    return new ChatEventStream<InboxNotificationEvent>(this.transport, { path, durableEvent: 'notification', lastEventId: target.lastEventId }, options);
+  }
+}

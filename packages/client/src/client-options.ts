@@ -1,0 +1,90 @@
+/** Why the client asks the token provider for a token. */
+export interface TokenRequest {
+  /**
+   * True when the last token was refused (401) or the server asked for fresh authority (`reauthorize`):
+   * a caching provider must not return the cached token.
+   */
+  forceRefresh: boolean;
+}
+
+/**
+ * A bearer token, or a function that returns one. A function is called before every request and
+ * stream connection (cache inside it if minting is costly) and with `forceRefresh` after a 401 or a
+ * `reauthorize` event. The token is sent only in the `Authorization` header, never in a URL.
+ */
+export type TokenProvider = string | ((request: TokenRequest) => string | Promise<string>);
+
+/** Bounded exponential backoff with jitter, shared by REST retries and stream reconnects. */
+export interface BackoffOptions {
+  /** First retry delay before jitter. @defaultValue 200 */
+  baseDelayMs?: number;
+  /** Upper bound of one delay before jitter. @defaultValue 5000 */
+  maxDelayMs?: number;
+}
+
+/** Retry policy of REST operations. */
+export interface RetryOptions extends BackoffOptions {
+  /** Attempts per logical call, the first included; 1 disables retries. @defaultValue 5 */
+  maxAttempts?: number;
+  /**
+   * Longest `Retry-After` the client waits for. A 429 or 503 asking for longer surfaces as a
+   * `ChatApiError` at once, so a caller is never blocked for minutes without knowing. @defaultValue 60000
+   */
+  maxRetryAfterMs?: number;
+}
+
+/** Options of {@link ChatClient}. */
+export interface ChatClientOptions {
+  /** Service origin and optional path prefix, e.g. `http://127.0.0.1:8080`; `/v1/...` is appended. */
+  baseUrl: string;
+  /** The caller's bearer token or a provider of fresh ones. */
+  token: TokenProvider;
+  /** The fetch implementation. @defaultValue globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+  /** REST retry policy. */
+  retry?: RetryOptions;
+  /** Abort one REST attempt after this long and count it as a network failure. @defaultValue 30000 */
+  requestTimeoutMs?: number;
+}
+
+/** Per-call options of every REST operation. */
+export interface RequestOptions {
+  /** Cancels the call, including any wait between retries. */
+  signal?: AbortSignal;
+  /** `X-Request-Id` to send (1–128 of `[A-Za-z0-9._:-]`); the server makes one when absent. */
+  requestId?: string;
+}
+
+/** A repository room (no `branchId`) or a branch room. */
+export interface RoomRef {
+  repositoryId: string;
+  /** Canonical ULID of the branch; absent or null for the repository room. */
+  branchId?: string | null;
+}
+
+/** Options of one page of a list operation. */
+export interface PageOptions extends RequestOptions {
+  /** `nextCursor` of the previous page; absent for the first page. */
+  cursor?: string | null;
+  /** Page size, 1..200. @defaultValue the server's default (50) */
+  limit?: number;
+}
+
+/** Options of the iterators that walk every page of a list. */
+export interface PaginateOptions extends RequestOptions {
+  /** Start after this cursor (a page's `nextCursor` or a stream event's id); absent starts at the oldest. */
+  after?: string | null;
+  /** Page size of each request, 1..200. @defaultValue 200 */
+  pageSize?: number;
+}
+
+/** Options of an append. */
+export interface AppendOptions extends RequestOptions {
+  /**
+   * Idempotency-Key (canonical ULID) of this logical send. Pass your own to make a send repeatable
+   * across process restarts (a replay answers 200 with the original message). @defaultValue a fresh ULID
+   */
+  idempotencyKey?: string;
+  /** Bearer-form core OAuth resource credential (`X-Service-Core-Authorization`), needed only for human-authored mentions. */
+  coreResourceToken?: string;
+}

@@ -1,0 +1,953 @@
+/**
+ * Types generated from packages/contracts/openapi.json by openapi-typescript.
+ * Do not edit: run `pnpm --filter @chat/client types:generate` and commit the result.
+ */
+export interface paths {
+    "/v1/repositories/{repositoryId}/branches/{branchId}/room": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a branch room */
+        get: operations["getBranchRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/branches/{branchId}/room/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream a branch room */
+        get: operations["streamBranchRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/branches/{branchId}/room/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List branch room messages, oldest first */
+        get: operations["listBranchMessages"];
+        put?: never;
+        /** Append a message to a branch room */
+        post: operations["appendBranchMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's inbox for a repository */
+        get: operations["listRepositoryInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/inbox/acknowledgements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the caller's inbox checkpoint */
+        post: operations["acknowledgeRepositoryInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/inbox/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the caller's inbox for a repository */
+        get: operations["streamRepositoryInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/room": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the repository room */
+        get: operations["getRepositoryRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/room/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the repository room */
+        get: operations["streamRepositoryRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/room/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List repository room messages, oldest first */
+        get: operations["listRepositoryMessages"];
+        put?: never;
+        /** Append a message to the repository room */
+        post: operations["appendRepositoryMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Moves the inbox checkpoint. */
+        AcknowledgeInboxRequest: {
+            /** @description When given, must equal the current checkpoint, else 409 INBOX_CHECKPOINT_STALE. */
+            expectedCursor?: string | null;
+            /** @description Move the checkpoint forward through this inbox cursor. */
+            throughCursor: string;
+        };
+        /** @description The inbox checkpoint after an acknowledgement. */
+        AcknowledgeInboxResponse: {
+            acknowledgedCursor: string;
+            /** @description True when the request had already been applied. */
+            replayed: boolean;
+        };
+        /** @description A new message for a room. */
+        AppendMessageRequest: {
+            /** @description Markdown source, 1–16,384 decoded UTF-8 bytes. */
+            bodyMarkdown: string;
+            mentions?: components["schemas"]["MentionBinding"][];
+        };
+        /** @description What went wrong. */
+        ErrorBody: {
+            /**
+             * @description One of the error codes of spec section 7.
+             * @enum {string}
+             */
+            code: "AUTHENTICATION_REQUIRED" | "AUTHORIZATION_DENIED" | "AUTHORIZATION_REQUEST_INVALID" | "AUTHORIZATION_UNAVAILABLE" | "CORE_RESOURCE_TOKEN_REJECTED" | "CORE_RESOURCE_TOKEN_REQUIRED" | "CURSOR_CONFLICT" | "CURSOR_INVALID" | "CURSOR_UNAVAILABLE" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "INBOX_CHECKPOINT_STALE" | "LIMIT_INVALID" | "MESSAGE_BUILD_FAILED" | "MESSAGE_INVALID" | "MENTION_INVALID" | "MENTION_TARGET_INVALID" | "RATE_LIMITED" | "REQUEST_ID_INVALID" | "REQUEST_INVALID" | "RESOURCE_CONFLICT" | "RESOURCE_NOT_FOUND" | "RESPONSE_INVALID" | "ROOM_CREATE_UNAVAILABLE" | "ROOM_INCOHERENT" | "ROOM_SEALED" | "SCOPE_INVALID" | "STORE_UNAVAILABLE" | "STREAM_HANDOFF_FAILED" | "STREAM_PRINCIPAL_LIMIT" | "STREAM_ROOM_LIMIT" | "STREAM_TARGET_INVALID" | "STREAM_UNAVAILABLE" | "TOKEN_REJECTED";
+            /** @description Human-readable; never carries secrets or internals. */
+            message: string;
+            /** @description Same value as the X-Request-Id response header. */
+            requestId: string;
+        };
+        /** @description The one structured envelope of every error response. */
+        ErrorEnvelope: {
+            error: components["schemas"]["ErrorBody"];
+        };
+        /** @description Data of a `handoff` event: planned rotation; reconnect from the last durable cursor. */
+        HandoffEventData: {
+            /** @constant */
+            reason: "stream_rotation";
+        };
+        /** @description Data of a `heartbeat` event: liveness only; never advances resume state. */
+        HeartbeatEventData: {
+            /**
+             * Format: date-time
+             * @description Server clock when the heartbeat was sent.
+             */
+            serverTime: string;
+        };
+        /** @description A page of the caller's inbox, oldest first. */
+        InboxPageResponse: {
+            /** @description The current acknowledged checkpoint, if any. */
+            acknowledgedCursor?: string | null;
+            items: components["schemas"]["NotificationResponse"][];
+            /** @description Cursor of the next page; null when there is none yet. */
+            nextCursor?: string | null;
+        };
+        /** @description A structured mention of a human or bot, used in requests and responses. */
+        MentionBinding: {
+            /**
+             * Format: int32
+             * @description Offset just past the last byte of the mention in the UTF-8 body.
+             */
+            endByte: number;
+            principalId: string;
+            principalKind: components["schemas"]["MentionPrincipalKind"];
+            /**
+             * Format: int32
+             * @description Offset of the first byte of the mention in the UTF-8 body.
+             */
+            startByte: number;
+        };
+        /**
+         * @description Kind of a mentioned principal (and of an inbox owner).
+         * @enum {string}
+         */
+        MentionPrincipalKind: "human" | "bot";
+        /** @description A UTF-8 byte range of a message body. */
+        MentionSpan: {
+            /** Format: int32 */
+            endByte: number;
+            /** Format: int32 */
+            startByte: number;
+        };
+        /** @description The stored form of an immutable message. */
+        Message: {
+            authorizationDecisionId?: string | null;
+            authorizingSubjectId?: string | null;
+            authorizingSubjectKind?: components["schemas"]["SubjectKind"] | null;
+            /**
+             * Format: int32
+             * @description Length of bodyMarkdown in UTF-8 bytes.
+             */
+            bodyBytes: number;
+            /** @description Markdown source, 1–16,384 UTF-8 bytes. Never inject it as HTML. */
+            bodyMarkdown: string;
+            botCredentialId?: string | null;
+            botGrantId?: string | null;
+            branchId?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            idempotencyKey: string;
+            mentions?: components["schemas"]["MentionBinding"][];
+            messageId: string;
+            repositoryId: string;
+            requestId: string;
+            roomId: string;
+            senderId: string;
+            senderKind: components["schemas"]["SenderKind"];
+        };
+        /** @description A page of messages, oldest first. */
+        MessagePageResponse: {
+            items: components["schemas"]["MessageResponse"][];
+            /** @description Cursor of the next page; null when there is none yet. */
+            nextCursor?: string | null;
+        };
+        /** @description An immutable message with its server-sanitized rendering and attribution. */
+        MessageResponse: {
+            authorizationDecisionId?: string | null;
+            authorizingSubjectId?: string | null;
+            authorizingSubjectKind?: components["schemas"]["SubjectKind"] | null;
+            /**
+             * Format: int32
+             * @description Length of bodyMarkdown in UTF-8 bytes.
+             */
+            bodyBytes: number;
+            /** @description Markdown source, 1–16,384 UTF-8 bytes. Never inject it as HTML. */
+            bodyMarkdown: string;
+            botCredentialId?: string | null;
+            botGrantId?: string | null;
+            branchId?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            idempotencyKey: string;
+            mentions?: components["schemas"]["MentionBinding"][];
+            messageId: string;
+            /** @description Server-sanitized HTML rendering of bodyMarkdown. */
+            renderedHtml: string;
+            /** @description Display renderedHtml only when this is exactly "sanitized_markdown_html_v1"; otherwise show escaped plain text. */
+            renderPolicy: string;
+            repositoryId: string;
+            requestId: string;
+            roomId: string;
+            senderId: string;
+            senderKind: components["schemas"]["SenderKind"];
+        };
+        /** @description The stored form of one mention of one principal. */
+        Notification: {
+            branchId?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            messageId: string;
+            notificationId: string;
+            repositoryId: string;
+            roomId: string;
+            senderId: string;
+            senderKind: components["schemas"]["SenderKind"];
+            spans: components["schemas"]["MentionSpan"][];
+            targetId: string;
+            targetKind: components["schemas"]["MentionPrincipalKind"];
+        };
+        /** @description One mention of the caller, as listed in the inbox. */
+        NotificationResponse: {
+            acknowledged: boolean;
+            branchId?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Opaque inbox cursor of this notification. */
+            cursor: string;
+            messageId: string;
+            notificationId: string;
+            repositoryId: string;
+            roomId: string;
+            senderId: string;
+            senderKind: components["schemas"]["SenderKind"];
+            spans: components["schemas"]["MentionSpan"][];
+            targetId: string;
+            targetKind: components["schemas"]["MentionPrincipalKind"];
+        };
+        /** @description Data of a `reauthorize` event: the server closes the stream; refresh authority before reconnecting. */
+        ReauthorizeEventData: {
+            /** @description Short machine word saying why. */
+            reason: string;
+        };
+        /**
+         * @description Whether a room is the repository-wide room or one branch's room.
+         * @enum {string}
+         */
+        RoomKind: "repository" | "branch";
+        /** @description A repository room or a branch room. */
+        RoomResponse: {
+            /** @description The branch, for branch rooms. */
+            branchId?: string | null;
+            createdAt?: string | null;
+            kind: components["schemas"]["RoomKind"];
+            lastMessageAt?: string | null;
+            /** Format: int64 */
+            messageCount: number;
+            /** @description False for an empty virtual room that has not been stored yet. */
+            persisted: boolean;
+            repositoryId: string;
+            roomId?: string | null;
+            sealedAt?: string | null;
+            state: components["schemas"]["RoomState"];
+            version?: number | null;
+        };
+        /**
+         * @description An active room accepts appends; a sealed room stays readable and rejects appends with ROOM_SEALED.
+         * @enum {string}
+         */
+        RoomState: "active" | "sealed";
+        /**
+         * @description Who authored a message.
+         * @enum {string}
+         */
+        SenderKind: "user" | "bot";
+        /**
+         * @description Kind of the subject whose authority allowed a bot action.
+         * @enum {string}
+         */
+        SubjectKind: "user" | "organization";
+    };
+    responses: {
+        /** @description Invalid scope, limit, cursor, header, message or request ID. */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request conflicts with the current state (see the operation). */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Read denied, or write / append capability denied on appends (AUTHORIZATION_DENIED). */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The notification is unavailable to the principal. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Authorization, persistence or the stream listener is unavailable. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterHint"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A rate limit or stream cap was reached; retry after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Bearer token missing or rejected (AUTHENTICATION_REQUIRED or TOKEN_REJECTED). */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
+    parameters: {
+        /** @description Canonical ULID of the branch (never reused across delete and recreate). */
+        BranchId: string;
+        /** @description Bearer-form core OAuth resource credential; required only for human-authored structured mentions. */
+        CoreAuthorization: string;
+        /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
+        Cursor: string;
+        /** @description Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID. */
+        IdempotencyKey: string;
+        /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
+        LastEventId: string;
+        /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+        Limit: number;
+        /** @description Canonical ULID of the repository. */
+        RepositoryId: string;
+        /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+        RequestId: string;
+    };
+    requestBodies: never;
+    headers: {
+        /** @description Whole seconds to wait before retrying. */
+        RetryAfter: number;
+        /** @description Whole seconds to wait before retrying, when the service knows (STORE_UNAVAILABLE, STREAM_UNAVAILABLE); absent otherwise (AUTHORIZATION_UNAVAILABLE). */
+        RetryAfterHint: number;
+        /** @description The request ID: the client's X-Request-Id, or one the server made. Error bodies repeat it. */
+        XRequestId: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getBranchRoom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the branch (never reused across delete and recreate). */
+                branchId: components["parameters"]["BranchId"];
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room; an empty virtual room (`persisted` false) when none is stored yet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamBranchRoom: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the branch (never reused across delete and recreate). */
+                branchId: components["parameters"]["BranchId"];
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description A text/event-stream. Events, whose `data` is one JSON document of the named component schema:
+             *     - `message` (SSE id: durable message cursor (valid as `cursor` on the list operation); data: MessageResponse): one committed message, in (createdAt, messageId) order.
+             *     - `heartbeat` (SSE id: none; data: HeartbeatEventData): liveness signal with server time; never advances resume state.
+             *     - `handoff` (SSE id: none; data: HandoffEventData): planned server rotation (reason `stream_rotation`); reconnect from the last durable cursor.
+             *     - `reauthorize` (SSE id: none; data: ReauthorizeEventData): access changed or could not be confirmed; the server closes the stream; refresh authority before reconnecting.
+             *     No other event kinds are sent. Reconnect with the last durable cursor in `Last-Event-ID`.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The room is virtual and its scope is sealed, so it cannot be materialized. */
+            409: components["responses"]["Conflict"];
+            /** @description STREAM_PRINCIPAL_LIMIT or STREAM_ROOM_LIMIT: a stream cap is reached; retry after `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBranchMessages: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the branch (never reused across delete and recreate). */
+                branchId: components["parameters"]["BranchId"];
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages, oldest first by (createdAt, messageId). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagePageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    appendBranchMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Bearer-form core OAuth resource credential; required only for human-authored structured mentions. */
+                "X-Service-Core-Authorization"?: components["parameters"]["CoreAuthorization"];
+            };
+            path: {
+                /** @description Canonical ULID of the branch (never reused across delete and recreate). */
+                branchId: components["parameters"]["BranchId"];
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppendMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Exact retry with the same Idempotency-Key: the original message. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            /** @description The new message. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Write capability (humans) or `message:append` capability (bots) denied. */
+            403: components["responses"]["Forbidden"];
+            /** @description ROOM_SEALED, IDEMPOTENCY_KEY_REUSED (same key, different Markdown) or RESOURCE_CONFLICT. */
+            409: components["responses"]["Conflict"];
+            /** @description RATE_LIMITED: retry after `Retry-After` seconds with the same Idempotency-Key. */
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRepositoryInbox: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's notifications, with its acknowledged checkpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxPageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acknowledgeRepositoryInbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcknowledgeInboxRequest"];
+            };
+        };
+        responses: {
+            /** @description The checkpoint after the acknowledgement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcknowledgeInboxResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The notification is unavailable to the principal. */
+            404: components["responses"]["NotFound"];
+            /** @description INBOX_CHECKPOINT_STALE: `expectedCursor` differs from the current checkpoint. */
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamRepositoryInbox: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description A text/event-stream. Events, whose `data` is one JSON document of the named component schema:
+             *     - `notification` (SSE id: durable notification cursor (valid as `cursor` on listRepositoryInbox); data: NotificationResponse): one notification; only notification events carry durable IDs.
+             *     - `heartbeat` (SSE id: none; data: HeartbeatEventData): liveness signal with server time; never advances resume state.
+             *     - `handoff` (SSE id: none; data: HandoffEventData): planned server rotation (reason `stream_rotation`); reconnect from the last durable cursor.
+             *     - `reauthorize` (SSE id: none; data: ReauthorizeEventData): access changed or could not be confirmed; the server closes the stream; refresh authority before reconnecting.
+             *     No other event kinds are sent. Reconnect with the last durable cursor in `Last-Event-ID`.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRepositoryRoom: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The room; an empty virtual room (`persisted` false) when none is stored yet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamRepositoryRoom: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description A text/event-stream. Events, whose `data` is one JSON document of the named component schema:
+             *     - `message` (SSE id: durable message cursor (valid as `cursor` on the list operation); data: MessageResponse): one committed message, in (createdAt, messageId) order.
+             *     - `heartbeat` (SSE id: none; data: HeartbeatEventData): liveness signal with server time; never advances resume state.
+             *     - `handoff` (SSE id: none; data: HandoffEventData): planned server rotation (reason `stream_rotation`); reconnect from the last durable cursor.
+             *     - `reauthorize` (SSE id: none; data: ReauthorizeEventData): access changed or could not be confirmed; the server closes the stream; refresh authority before reconnecting.
+             *     No other event kinds are sent. Reconnect with the last durable cursor in `Last-Event-ID`.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The room is virtual and its scope is sealed, so it cannot be materialized. */
+            409: components["responses"]["Conflict"];
+            /** @description STREAM_PRINCIPAL_LIMIT or STREAM_ROOM_LIMIT: a stream cap is reached; retry after `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRepositoryMessages: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages, oldest first by (createdAt, messageId). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagePageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    appendRepositoryMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description Bearer-form core OAuth resource credential; required only for human-authored structured mentions. */
+                "X-Service-Core-Authorization"?: components["parameters"]["CoreAuthorization"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppendMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Exact retry with the same Idempotency-Key: the original message. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            /** @description The new message. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Write capability (humans) or `message:append` capability (bots) denied. */
+            403: components["responses"]["Forbidden"];
+            /** @description ROOM_SEALED, IDEMPOTENCY_KEY_REUSED (same key, different Markdown) or RESOURCE_CONFLICT. */
+            409: components["responses"]["Conflict"];
+            /** @description RATE_LIMITED: retry after `Retry-After` seconds with the same Idempotency-Key. */
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+}

@@ -1,0 +1,30 @@
+/**
+ * SDK of the chat service: a typed REST client with safe retries, page iterators, and resumable
+ * room and inbox stream consumers. Runs in Node >= 20 and browsers (fetch, streams, WebCrypto only).
+ */
+export { ChatClient, type AppendResult } from './chat-client.ts';
+export { ChatEventStream, type StreamEndpoint } from './event-stream.ts';
+export { ChatApiError, ChatError, ChatNetworkError, ChatStreamError, type ChatApiErrorInit, type ChatStreamStopReason } from './chat-errors.ts';
+export type {
+  AppendOptions,
+  BackoffOptions,
+  ChatClientOptions,
+  PageOptions,
+  PaginateOptions,
+  RequestOptions,
+  RetryOptions,
+  RoomRef,
+  TokenProvider,
+  TokenRequest,
+} from './client-options.ts';
+export type {
+  InboxNotificationEvent,
+  InboxStreamTarget,
+  RoomMessageEvent,
+  RoomStreamTarget,
+  StreamOptions,
+  StreamState,
+  StreamStatus,
+} from './stream-types.ts';
+export type * from './contract-types.ts';
+export { newUlid, ULID_PATTERN } from './ulid.ts';

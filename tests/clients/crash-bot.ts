@@ -1,0 +1,41 @@
+/**
+ * The bot the crash test SIGKILLs again and again (`bot-crash.test.ts`): a runBot whose handler
+ * replies `re <messageId>` to every mention, pausing a random moment before and after the reply so
+ * kills land between reading, replying and acknowledging. One stdout line per handled notification
+ * (`handled <notificationId> created|replayed`), `stopped` after a clean stop.
+ *
+ * Environment: CHAT_URL, CHAT_TOKEN, BOT_REPOSITORIES (comma-separated), BOT_ACK_EVERY,
+ * BOT_MAX_PAUSE_MS, and BOT_HANDLER_DELAY_MS (a fixed wait before each reply, after a `handling
+ * <notificationId>` line, so a signal can be sent while a handler is in hand).
+ */
+import { runBot } from '@chat/bot';
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+const maxPause = Number(process.env.BOT_MAX_PAUSE_MS ?? '5');
+const handlerDelay = Number(process.env.BOT_HANDLER_DELAY_MS ?? '0');
+const pause = () => new Promise((r) => setTimeout(r, Math.random() * maxPause));
+
+const bot = runBot({
+  baseUrl: env('CHAT_URL'),
+  token: env('CHAT_TOKEN'),
+  repositories: env('BOT_REPOSITORIES').split(','),
+  ackEvery: Number(process.env.BOT_ACK_EVERY ?? '20'),
+  ackIntervalMs: 1000,
+  async handler({ notification, message, reply }) {
+    if (handlerDelay > 0) {
+      process.stdout.write(`handling ${notification.notificationId}\n`);
+      await new Promise((r) => setTimeout(r, handlerDelay));
+    }
+    await pause();
+    const result = await reply(`re ${message.messageId}`);
+    process.stdout.write(`handled ${notification.notificationId} ${result.created ? 'created' : 'replayed'}\n`);
+    await pause();
+  },
+});
+process.stdout.write('bot started\n');
+await bot.done;
+process.stdout.write('stopped\n');
