@@ -779,6 +779,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description STREAM_UNAVAILABLE with `Retry-After`: the caller already holds as many inbox streams as its per-principal cap allows (all repositories together), or the stream listener is unavailable; AUTHORIZATION_UNAVAILABLE or STORE_UNAVAILABLE: core or the store is unavailable. */
             503: components["responses"]["ServiceUnavailable"];
         };
     };
