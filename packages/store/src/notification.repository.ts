@@ -2,6 +2,7 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
 import { inboxKey, type InboxOwner } from './inbox.repository.ts';
 import { inboxes, notifications, type InboxRow, type NotificationRow, type StoredSpan } from './inbox.schema.ts';
+import { mentionFanout } from './mention-fanout.schema.ts';
 import { nextMessageId } from './monotonic-ulid.ts';
 import { outbox } from './schema.ts';
 import { storeCall } from './store-errors.ts';
@@ -20,6 +21,22 @@ export interface NotificationAppendOptions {
   now: Date;
   /** The backbone payload of the new notification, stored in the outbox in the same transaction. */
   outboxPayload(row: NotificationRow): string;
+  /**
+   * Write only while the message's fan-out row is pending (present and not dead), holding it against
+   * completion and dead-lettering until the notification commits. A worker whose claim lapsed and
+   * whose row was settled by another worker then writes nothing, so no notification of a message
+   * lands after the next message of its room was fanned out: the append throws `FanoutSettledError`.
+   * @defaultValue false
+   */
+  whileFanoutPending?: boolean;
+}
+
+/** The message's fan-out row is done or dead-lettered, so this worker's fan-out of it is void. */
+export class FanoutSettledError extends Error {
+  constructor(readonly messageId: string) {
+    super(`the fan-out of message ${messageId} was settled by another worker`);
+    this.name = 'FanoutSettledError';
+  }
 }
 
 export type NotificationAppendOutcome =
@@ -71,6 +88,16 @@ async function appendInTransaction(
   options: NotificationAppendOptions,
 ): Promise<NotificationAppendOutcome> {
   return db.transaction(async (tx) => {
+    if (options.whileFanoutPending) {
+      // FOR SHARE: completing or dead-lettering the row waits for this transaction. Taken before the
+      // inbox lock, as every writer here does, so the two locks never wait on each other in a cycle.
+      const [pending] = await tx
+        .select({ messageId: mentionFanout.messageId })
+        .from(mentionFanout)
+        .where(and(eq(mentionFanout.messageId, input.messageId), eq(mentionFanout.dead, false)))
+        .for('share');
+      if (!pending) throw new FanoutSettledError(input.messageId);
+    }
     const key = inboxKey(owner);
     const lockInbox = async () => {
       const [row] = await tx.select().from(inboxes).where(eq(inboxes.inboxKey, key)).for('update');

@@ -164,7 +164,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     expect(await runtime.metrics.registry.getSingleMetricAsString('chat_notifier_fanouts_total')).to.match(/outcome="dead"} 1/);
   });
 
-  it('keeps every inbox gap-free and in order under two notifier instances', async function () {
+  it('keeps every inbox gap-free and in message order within each room under two notifier instances', async function () {
     const prefix = `t-${ulid()}`;
     // Both paths race on both instances: the backbone consumer and a sweeper with no grace.
     const settings: NotifierSettingsInput = { sweeper: { graceMs: 0, intervalMs: 20, concurrency: 4 }, consumer: { claimIdleMs: 1000 } };
@@ -179,9 +179,10 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
       Array.from({ length: 120 }, async (_, i) => {
         const message = await appendMessage(world.store, scopes[i % 2]!, [mention('human', 'u_bob', 0, 4), mention('human', 'u_alice', 5, 9), mention('bot', 'b_ci', 10, 12)]);
         await publisher.publish(messageEvents(message));
-        return message.messageId;
+        return message;
       }),
     );
+    const position = new Map(sent.map((m) => [m.messageId, `${m.roomId}:${String(m.seq).padStart(12, '0')}`]));
     await waitFor('all fan-outs', async () => (await Promise.all(keys.map((k) => listInbox(world.store, k)))).every((rows, i) => rows.length >= before.get(keys[i]!)! + sent.length), 30_000, 100);
     await new Promise((r) => setTimeout(r, 300));
     for (const key of keys) {
@@ -189,7 +190,11 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
       assertTotalOrder(rows);
       const mine = rows.slice(before.get(key)!).map((n) => n.messageId);
       expect(mine).to.have.length(sent.length);
-      expect(new Set(mine)).to.deep.equal(new Set(sent));
+      expect(new Set(mine)).to.deep.equal(new Set(sent.map((m) => m.messageId)));
+      for (const room of new Set(sent.map((m) => m.roomId))) {
+        const inRoom = mine.map((id) => position.get(id)!).filter((p) => p.startsWith(`${room}:`));
+        expect(inRoom, `${key} in room ${room}`).to.deep.equal([...inRoom].sort());
+      }
     }
     await publisher.close();
   });

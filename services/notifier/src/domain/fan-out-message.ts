@@ -29,8 +29,9 @@ const CORE_TARGETS_PER_CALL = 100;
  * Turns one message's mentions into notifications: one per target that may read the message's scope
  * now (asked live of core), carrying all of that target's spans. Idempotent: running it again for the
  * same message writes nothing new, so crashes, redeliveries and several workers are harmless.
+ * Writes only while `row` is pending (not completed or dead-lettered by another worker).
  * @throws AppError AUTHORIZATION_UNAVAILABLE / STORE_UNAVAILABLE when a dependency is down (retry later);
- * PoisonFanoutError when the row can never succeed.
+ * PoisonFanoutError when the row can never succeed; FanoutSettledError when another worker settled it.
  */
 export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Promise<FanOutResult> {
   const [message] = await deps.store.messages.listAfter(row.roomId, row.seq - 1, 1);
@@ -52,7 +53,8 @@ export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Pr
           senderId: message.senderId,
           spans: target.spans,
         },
-        { now: deps.clock(), outboxPayload: (n) => JSON.stringify(toStoredNotification(n)) },
+        // Only while the row is pending: a run whose lease lapsed cannot write after the room moved on.
+        { now: deps.clock(), outboxPayload: (n) => JSON.stringify(toStoredNotification(n)), whileFanoutPending: true },
       ),
     ),
   );

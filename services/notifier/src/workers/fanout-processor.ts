@@ -1,5 +1,5 @@
 import { AppError } from '@chat/contracts';
-import type { MentionFanoutRow } from '@chat/store';
+import { FanoutSettledError, type MentionFanoutRow } from '@chat/store';
 import { fanOutMessage, type FanOutDeps } from '../domain/fan-out-message.ts';
 import type { NotifierMetrics } from '../metrics.ts';
 
@@ -14,7 +14,11 @@ export interface FanoutProcessorSettings {
   maxRetryDelayMs: number;
 }
 
-export type FanoutOutcome = 'done' | 'retry' | 'failed' | 'dead';
+/** `superseded`: the row's lease lapsed and another worker settled it; this run wrote nothing more. */
+export type FanoutOutcome = 'done' | 'retry' | 'failed' | 'dead' | 'superseded';
+
+/** Outcomes after which the room's next row may run (the row is gone or dead-lettered). */
+const ROOM_MOVES_ON = new Set<FanoutOutcome>(['done', 'dead']);
 
 /** Failures that are not the row's fault: the row waits for the dependency, its attempts untouched. */
 const TRANSIENT_CODES = new Set(['AUTHORIZATION_UNAVAILABLE', 'STORE_UNAVAILABLE', 'STREAM_UNAVAILABLE']);
@@ -23,18 +27,69 @@ const TRANSIENT_CODES = new Set(['AUTHORIZATION_UNAVAILABLE', 'STORE_UNAVAILABLE
  * Runs claimed fan-out rows and settles them: deleted when done, released for later when a
  * dependency is down (never dropped), retried with backoff after an error, and dead-lettered (kept,
  * flagged, logged) after `maxAttempts` failed attempts.
+ *
+ * A room's rows run one after another in seq order (see the store's `MentionFanoutRepository`):
+ * whoever settles a room's head claims the room's next row and runs it, and so on until the room has
+ * nothing left to run. That keeps each target's inbox in message order within a room; rows whose
+ * backbone event found an earlier row still pending are reached this way, not through their event.
  */
 export class FanoutProcessor {
+  private stopping = false;
+  /** Room drains started by the backbone path, run after its event is acknowledged. */
+  private readonly drains = new Set<Promise<void>>();
+
   constructor(
     private readonly deps: FanOutDeps,
     private readonly settings: FanoutProcessorSettings,
     private readonly metrics: NotifierMetrics,
   ) {}
 
-  /** The backbone path: claims the message's row if nobody holds it, and runs it. Null if nothing to do. */
+  /**
+   * The backbone path: claims the message's row if nobody holds it and it is its room's head, runs
+   * it, then drains the rest of its room in the background. Null if nothing to do.
+   */
   async claimAndProcess(messageId: string): Promise<FanoutOutcome | null> {
+    if (this.stopping) return null;
     const row = await this.deps.store.mentionFanout.claim(messageId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
-    return row ? this.process(row, 'backbone') : null;
+    if (!row) return null;
+    const outcome = await this.process(row, 'backbone');
+    if (ROOM_MOVES_ON.has(outcome) && !this.stopping) {
+      // Not awaited by the event handler: a busy room could keep it going for long, and its event is
+      // done with. stop() waits for it.
+      const drain = this.drainRoom(row.roomId, 'backbone', () => !this.stopping).finally(() => this.drains.delete(drain));
+      this.drains.add(drain);
+    }
+    return outcome;
+  }
+
+  /**
+   * Runs one claimed row, then the rows of its room behind it, one at a time, while `more()` holds.
+   * Returns the first row's outcome.
+   */
+  async processRoom(row: MentionFanoutRow, path: 'backbone' | 'sweeper', more: () => boolean): Promise<FanoutOutcome> {
+    const outcome = await this.process(row, path);
+    if (ROOM_MOVES_ON.has(outcome) && more()) await this.drainRoom(row.roomId, path, more);
+    return outcome;
+  }
+
+  /** Claims and runs the room's next row until there is none free, one stops the room, or `more()` fails. */
+  private async drainRoom(roomId: string, path: 'backbone' | 'sweeper', more: () => boolean): Promise<void> {
+    try {
+      while (more()) {
+        const next = await this.deps.store.mentionFanout.claimNext(roomId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
+        if (!next) return;
+        if (!ROOM_MOVES_ON.has(await this.process(next, path))) return;
+      }
+    } catch (err) {
+      // The store failed: the room's next row is left to the sweeper (or to a lease that lapses).
+      this.deps.logger.warn({ err, roomId }, 'fan-out of a room interrupted; the sweeper takes it over');
+    }
+  }
+
+  /** Starts no more room drains and waits for the ones running to settle the row in hand. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    while (this.drains.size > 0) await Promise.all([...this.drains]);
   }
 
   /** Runs one claimed row and settles it; throws only when the store cannot even record the outcome. */
@@ -56,6 +111,12 @@ export class FanoutProcessor {
   }
 
   private async settleFailure(row: MentionFanoutRow, err: unknown, log: FanOutDeps['logger']): Promise<FanoutOutcome> {
+    if (err instanceof FanoutSettledError) {
+      // Another worker took the row over after this one's lease lapsed, and finished or dead-lettered
+      // it: the row is not this worker's to touch any more.
+      log.info('mention fan-out settled by another worker');
+      return 'superseded';
+    }
     const now = this.deps.clock().getTime();
     const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     if (err instanceof AppError && TRANSIENT_CODES.has(err.code)) {
