@@ -62,8 +62,12 @@ export class FanoutSweeper {
         // Claimed rows are run even when stopping starts: leaving them would only delay them a lease.
         while (next < rows.length) {
           const row = rows[next++]!;
+          // A room's rows behind its head run in this lane too, up to a batch of them: a busy room
+          // must not hold a lane for ever while other rooms' heads wait (its next head is due at once).
+          let budget = this.settings.batchSize;
+          const more = () => !this.stopped && budget-- > 0;
           // The store failed while settling: the row's lease lapses and it comes back.
-          await this.processor.processRoom(row, 'sweeper', () => !this.stopped).catch((err: unknown) => this.logger.warn({ err, messageId: row.messageId }, 'fan-out not settled'));
+          await this.processor.processRoom(row, 'sweeper', more).catch((err: unknown) => this.logger.warn({ err, messageId: row.messageId }, 'fan-out not settled'));
         }
       };
       await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, rows.length) }, lane));
