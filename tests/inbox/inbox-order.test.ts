@@ -99,7 +99,8 @@ async function listInbox(api: ApiClient, repositoryId: string, token: string): P
 async function listRoom(api: ApiClient, scope: RoomScope, token: string): Promise<MessageResponse[]> {
   const items: MessageResponse[] = [];
   for (let cursor: string | null = null; ; ) {
-    const page = await api.list<MessagePageResponse>(scope, token, `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const query: string = `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const page = await api.list<MessagePageResponse>(scope, token, query);
     expect(page.status, page.text).to.equal(200);
     items.push(...(page.body.items as MessageResponse[]));
     cursor = page.body.nextCursor ?? null;
