@@ -1,4 +1,4 @@
-import { and, desc, eq, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lte, or, sql } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
 import { mentionFanout, type MentionFanoutRow } from './mention-fanout.schema.ts';
 import type { MessageRow } from './schema.ts';
@@ -63,6 +63,8 @@ export interface MentionFanoutRepository {
    */
   fail(messageId: string, options: { retryAt: Date; error: string; maxAttempts: number }): Promise<{ dead: boolean }>;
   find(messageId: string): Promise<MentionFanoutRow | null>;
+  /** A room's pending (not dead) rows with seq greater than `afterSeq`, in seq order; claims nothing. */
+  listPending(roomId: string, afterSeq: number, limit: number): Promise<MentionFanoutRow[]>;
   /** Dead rows, most recent first. */
   listDead(limit: number): Promise<MentionFanoutRow[]>;
   /** Rows waiting (not dead) and dead rows, for metrics. */
@@ -177,6 +179,15 @@ export function createMentionFanoutRepository(db: ChatDb): MentionFanoutReposito
         const [row] = await db.select().from(mentionFanout).where(eq(mentionFanout.messageId, messageId)).limit(1);
         return row ?? null;
       }),
+    listPending: (roomId, afterSeq, limit) =>
+      storeCall(() =>
+        db
+          .select()
+          .from(mentionFanout)
+          .where(and(eq(mentionFanout.roomId, roomId), gt(mentionFanout.seq, afterSeq), eq(mentionFanout.dead, false)))
+          .orderBy(asc(mentionFanout.seq))
+          .limit(limit),
+      ),
     listDead: (limit) =>
       storeCall(() =>
         db.select().from(mentionFanout).where(eq(mentionFanout.dead, true)).orderBy(desc(mentionFanout.nextAttemptAt)).limit(limit),

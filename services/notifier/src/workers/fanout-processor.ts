@@ -1,6 +1,6 @@
 import { AppError } from '@chat/contracts';
 import { FanoutSettledError, type MentionFanoutRow } from '@chat/store';
-import { fanOutMessage, type FanOutDeps } from '../domain/fan-out-message.ts';
+import { prepareFanout, writeFanout, type FanOutDeps, type PreparedFanout } from '../domain/fan-out-message.ts';
 import type { NotifierMetrics } from '../metrics.ts';
 
 export interface FanoutProcessorSettings {
@@ -16,6 +16,12 @@ export interface FanoutProcessorSettings {
 
 /** `superseded`: the row's lease lapsed and another worker settled it; this run wrote nothing more. */
 export type FanoutOutcome = 'done' | 'retry' | 'failed' | 'dead' | 'superseded';
+
+/**
+ * Rows of a room prepared ahead (message read, core asked) while the room's current row is written:
+ * a room's rows are written one at a time, and this keeps core's latency out of that line.
+ */
+const PREPARE_AHEAD = 8;
 
 /** Outcomes after which the room's next row may run (the row is gone or dead-lettered). */
 const ROOM_MOVES_ON = new Set<FanoutOutcome>(['done', 'dead']);
@@ -56,7 +62,7 @@ export class FanoutProcessor {
     if (ROOM_MOVES_ON.has(outcome) && !this.stopping) {
       // Not awaited by the event handler: a busy room could keep it going for long, and its event is
       // done with. stop() waits for it.
-      const drain = this.drainRoom(row.roomId, 'backbone', () => !this.stopping).finally(() => this.drains.delete(drain));
+      const drain = this.drainRoom(row.roomId, row.seq, 'backbone', () => !this.stopping).finally(() => this.drains.delete(drain));
       this.drains.add(drain);
     }
     return outcome;
@@ -68,22 +74,41 @@ export class FanoutProcessor {
    */
   async processRoom(row: MentionFanoutRow, path: 'backbone' | 'sweeper', more: () => boolean): Promise<FanoutOutcome> {
     const outcome = await this.process(row, path);
-    if (ROOM_MOVES_ON.has(outcome) && more()) await this.drainRoom(row.roomId, path, more);
+    if (ROOM_MOVES_ON.has(outcome) && more()) await this.drainRoom(row.roomId, row.seq, path, more);
     return outcome;
   }
 
-  /** Claims and runs the room's next row until there is none free, one stops the room, or `more()` fails. */
-  private async drainRoom(roomId: string, path: 'backbone' | 'sweeper', more: () => boolean): Promise<void> {
+  /**
+   * Claims and runs the room's next row until there is none free, one stops the room, or `more()`
+   * fails. The next rows are prepared ahead; each is still claimed, as the room's head, before it is
+   * written, and a row claimed other than the one expected is prepared on the spot.
+   */
+  private async drainRoom(roomId: string, afterSeq: number, path: 'backbone' | 'sweeper', more: () => boolean): Promise<void> {
     try {
-      while (more()) {
-        const next = await this.deps.store.mentionFanout.claimNext(roomId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
-        if (!next) return;
-        if (!ROOM_MOVES_ON.has(await this.process(next, path))) return;
+      for (let lastSeq = afterSeq; more(); ) {
+        const ahead = await this.deps.store.mentionFanout.listPending(roomId, lastSeq, PREPARE_AHEAD);
+        if (ahead.length === 0) return;
+        const prepared = new Map(ahead.map((row) => [row.messageId, this.prepareQuietly(row)]));
+        for (const expected of ahead) {
+          if (!more()) return;
+          const next = await this.deps.store.mentionFanout.claimNext(roomId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
+          if (!next) return;
+          lastSeq = next.seq;
+          if (!ROOM_MOVES_ON.has(await this.process(next, path, prepared.get(next.messageId)))) return;
+          if (next.messageId !== expected.messageId) break;
+        }
       }
     } catch (err) {
       // The store failed: the room's next row is left to the sweeper (or to a lease that lapses).
       this.deps.logger.warn({ err, roomId }, 'fan-out of a room interrupted; the sweeper takes it over');
     }
+  }
+
+  /** Starts preparing a row; a failure surfaces when (and if) the row is run, never as an unhandled rejection. */
+  private prepareQuietly(row: MentionFanoutRow): Promise<PreparedFanout> {
+    const prepared = prepareFanout(this.deps, row);
+    prepared.catch(() => undefined);
+    return prepared;
   }
 
   /** Starts no more room drains and waits for the ones running to settle the row in hand. */
@@ -92,12 +117,15 @@ export class FanoutProcessor {
     while (this.drains.size > 0) await Promise.all([...this.drains]);
   }
 
-  /** Runs one claimed row and settles it; throws only when the store cannot even record the outcome. */
-  async process(row: MentionFanoutRow, path: 'backbone' | 'sweeper'): Promise<FanoutOutcome> {
+  /**
+   * Runs one claimed row (with its preparation, when started ahead) and settles it; throws only when
+   * the store cannot even record the outcome.
+   */
+  async process(row: MentionFanoutRow, path: 'backbone' | 'sweeper', prepared?: Promise<PreparedFanout>): Promise<FanoutOutcome> {
     const log = this.deps.logger.child({ messageId: row.messageId, roomId: row.roomId, attempt: row.attempts, path });
     let outcome: FanoutOutcome;
     try {
-      const result = await fanOutMessage(this.deps, row);
+      const result = await writeFanout(this.deps, await (prepared ?? prepareFanout(this.deps, row)));
       await this.deps.store.mentionFanout.complete(row.messageId);
       this.metrics.notificationsWritten.inc(result.created);
       this.metrics.deniedTargets.inc(result.denied);
