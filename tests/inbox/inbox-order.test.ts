@@ -1,8 +1,9 @@
 /**
  * A target's inbox follows message order within a room, however many notifiers run: three
  * standalone notifiers on one PostgreSQL and Redis, appends through two APIs, mentions appended one
- * after another and then by several writers at once, and one notifier SIGKILLed mid-run while it is
- * the only one working, so that what it had taken is recovered by the durable sweep.
+ * after another, then by several writers at once, then again at once with one notifier SIGKILLed
+ * mid-run while it is the only one working, so that what it had taken is recovered by the durable
+ * sweep.
  */
 import { expect } from 'chai';
 import type { InboxPageResponse, MessagePageResponse, MessageResponse, NotificationResponse } from '@chat/contracts';
@@ -157,6 +158,12 @@ describe('inbox order: 3 notifier processes, mentions appended in sequence and a
 
     // One after another: each append waits for the previous 201.
     for (let i = 0; i < SEQUENTIAL; i++) await append(`sequential ${i}`);
+    // At once, all three notifiers racing.
+    await Promise.all(
+      Array.from({ length: WRITERS }, async (_, w) => {
+        for (let i = 0; i < PER_WRITER / 2; i++) await append(`racing writer ${w} #${i}`);
+      }),
+    );
 
     // At once, with one notifier doing all the work until it is killed: the other two are paused,
     // so the killed one certainly holds claims and unread backbone entries when it dies.
