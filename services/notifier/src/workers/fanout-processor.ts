@@ -43,6 +43,8 @@ export class FanoutProcessor {
   private stopping = false;
   /** Room drains started by the backbone path, run after its event is acknowledged. */
   private readonly drains = new Set<Promise<void>>();
+  /** Rooms those drains work on; `dirty` means an event for the room came in since the drain last looked. */
+  private readonly draining = new Map<string, { dirty: boolean }>();
 
   constructor(
     private readonly deps: FanOutDeps,
@@ -52,20 +54,38 @@ export class FanoutProcessor {
 
   /**
    * The backbone path: claims the message's row if nobody holds it and it is its room's head, runs
-   * it, then drains the rest of its room in the background. Null if nothing to do.
+   * it, then drains the rest of its room in the background. Null if nothing to do. With `roomId`
+   * (the event's scope), a room this process is draining costs no claim: the drain is told to look
+   * again before it ends.
    */
-  async claimAndProcess(messageId: string): Promise<FanoutOutcome | null> {
+  async claimAndProcess(messageId: string, roomId?: string): Promise<FanoutOutcome | null> {
     if (this.stopping) return null;
+    const local = roomId === undefined ? undefined : this.draining.get(roomId);
+    if (local) {
+      local.dirty = true;
+      return null;
+    }
     const row = await this.deps.store.mentionFanout.claim(messageId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
     if (!row) return null;
     const outcome = await this.process(row, 'backbone');
-    if (ROOM_MOVES_ON.has(outcome) && !this.stopping) {
-      // Not awaited by the event handler: a busy room could keep it going for long, and its event is
-      // done with. stop() waits for it.
-      const drain = this.drainRoom(row.roomId, row.seq, 'backbone', () => !this.stopping).finally(() => this.drains.delete(drain));
-      this.drains.add(drain);
-    }
+    if (ROOM_MOVES_ON.has(outcome) && !this.stopping) this.startDrain(row.roomId, row.seq);
     return outcome;
+  }
+
+  /**
+   * Drains a room in the background, not awaited by the event handler: a busy room could keep it
+   * going for long, and its event is done with. stop() waits for it.
+   */
+  private startDrain(roomId: string, afterSeq: number): void {
+    const running = this.draining.get(roomId);
+    if (running) {
+      running.dirty = true;
+      return;
+    }
+    const state = { dirty: false };
+    this.draining.set(roomId, state);
+    const drain = this.drainRoom(roomId, afterSeq, 'backbone', () => !this.stopping, state).finally(() => this.drains.delete(drain));
+    this.drains.add(drain);
   }
 
   /**
@@ -83,15 +103,20 @@ export class FanoutProcessor {
    * fails. The next rows are prepared ahead; each is still claimed, as the room's head, before it is
    * written, and a row claimed other than the one expected is prepared on the spot.
    */
-  private async drainRoom(roomId: string, afterSeq: number, path: 'backbone' | 'sweeper', more: () => boolean): Promise<void> {
+  private async drainRoom(roomId: string, afterSeq: number, path: 'backbone' | 'sweeper', more: () => boolean, state?: { dirty: boolean }): Promise<void> {
     try {
       for (let lastSeq = afterSeq; more(); ) {
+        if (state) state.dirty = false;
         const ahead = await this.deps.store.mentionFanout.listPending(roomId, lastSeq, PREPARE_AHEAD);
-        if (ahead.length === 0) return;
+        if (ahead.length === 0) {
+          if (state?.dirty) continue;
+          return;
+        }
         const prepared = new Map(ahead.map((row) => [row.messageId, this.prepareQuietly(row)]));
         for (const expected of ahead) {
           if (!more()) return;
           const next = await this.deps.store.mentionFanout.claimNext(roomId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
+          // The head is held by another worker (which drains the room) or waits for its retry (the sweeper's).
           if (!next) return;
           lastSeq = next.seq;
           if (!ROOM_MOVES_ON.has(await this.process(next, path, prepared.get(next.messageId)))) return;
@@ -101,6 +126,9 @@ export class FanoutProcessor {
     } catch (err) {
       // The store failed: the room's next row is left to the sweeper (or to a lease that lapses).
       this.deps.logger.warn({ err, roomId }, 'fan-out of a room interrupted; the sweeper takes it over');
+    } finally {
+      // In the same turn as the last look at `dirty`: an event arriving after this claims for itself.
+      if (state) this.draining.delete(roomId);
     }
   }
 

@@ -49,7 +49,7 @@ export async function startMentionsConsumer(
       onError: (err) => logger.warn({ err }, 'mentions consumer error'),
     },
     async (event: DeliveredEvent) => {
-      await processor.claimAndProcess(parseMentionEventData(event.data).messageId);
+      await processor.claimAndProcess(parseMentionEventData(event.data).messageId, event.scopeKey);
     },
   );
   return {
