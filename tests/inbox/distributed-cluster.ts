@@ -22,6 +22,8 @@ export interface ServiceHandle {
   service: ChildService;
   /** Public base URL (api and gateway). */
   url: string;
+  /** Admin server base URL (/healthz, /readyz, /metrics). */
+  adminUrl: string;
 }
 
 /** The distributed shape: each service its own process, on one PostgreSQL, one Redis and dev-core. */
@@ -80,9 +82,9 @@ export async function startDistributedCluster(shape: ClusterShape): Promise<Dist
       script: SCRIPTS[role],
       env: { ...shared, PORT: String(port), [ADMIN_PORT_VARIABLE[role]]: String(adminPort), ...shape.env?.[role] },
     });
-    const handle = { role, service, url: `http://127.0.0.1:${port}` };
+    const handle = { role, service, url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}` };
     handles.push(handle);
-    await service.waitUntil(async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200, 120_000);
+    await service.waitUntil(async () => (await fetch(`${handle.adminUrl}/readyz`)).status === 200, 120_000);
     return handle;
   };
   try {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { testTargets } from '../test/targets.ts';
-import { createStore, inboxKey, type InboxOwner, type NewNotification, type Store } from './index.ts';
+import { createStore, FanoutSettledError, inboxKey, type InboxOwner, type NewNotification, type Store } from './index.ts';
 
 function newNotification(overrides: Partial<NewNotification> = {}): NewNotification {
   return {
@@ -126,7 +126,8 @@ for (const target of testTargets) {
 
     it('never hands one due row to two concurrent sweepers', async function () {
       const ids = new Set<string>();
-      for (let i = 0; i < 20; i++) ids.add(await fanoutRow(store, owner.repositoryId, new Date(Date.now() - 3_600_000)));
+      // One room each: a sweep claims one row per room (its head).
+      for (let i = 0; i < 20; i++) ids.add(await fanoutRow(store, ulid(), new Date(Date.now() - 3_600_000)));
       const now = new Date();
       const claims = await Promise.all(Array.from({ length: 6 }, () => store.mentionFanout.claimDue({ now, graceMs: 0, leaseMs: 60_000, limit: 10_000 })));
       const mine = claims.flat().filter((r) => ids.has(r.messageId)).map((r) => r.messageId);
@@ -153,6 +154,60 @@ for (const target of testTargets) {
       const dead = await store.mentionFanout.listDead(1000);
       expect(dead.find((r) => r.messageId === young)).to.include({ lastError: 'boom 3', attempts: 3, dead: true });
       expect((await store.mentionFanout.counts()).dead).to.be.greaterThan(0);
+    });
+
+    it('claims a room\'s rows in seq order only: the next one once the earlier is completed or dead', async function () {
+      const old = new Date(Date.now() - 60_000);
+      const [first, second, third] = [await fanoutRow(store, owner.repositoryId, old), await fanoutRow(store, owner.repositoryId, old), await fanoutRow(store, owner.repositoryId, old)];
+      const roomId = (await store.mentionFanout.find(first))!.roomId;
+      const now = new Date();
+      const lease = { now, leaseMs: 10_000 };
+      expect(await store.mentionFanout.claim(second, lease), 'a row behind a pending one').to.equal(null);
+      const due = await store.mentionFanout.claimDue({ now, graceMs: 0, leaseMs: 10_000, limit: 10_000 });
+      expect(due.filter((r) => r.roomId === roomId).map((r) => r.messageId), 'one head per room').to.deep.equal([first]);
+      expect(await store.mentionFanout.claimNext(roomId, lease), 'the head is leased').to.equal(null);
+      await store.mentionFanout.complete(first);
+      expect(await store.mentionFanout.claim(third, lease), 'still behind the second').to.equal(null);
+      const next = await store.mentionFanout.claimNext(roomId, lease);
+      expect(next?.messageId).to.equal(second);
+      expect(await store.mentionFanout.claimNext(roomId, lease), 'claimed once').to.equal(null);
+      await store.mentionFanout.fail(second, { retryAt: new Date(now.getTime() + 60_000), error: 'poison', maxAttempts: 1 });
+      // A dead row holds its room back no longer, and completing it keeps the dead letter.
+      await store.mentionFanout.complete(second);
+      expect((await store.mentionFanout.find(second))?.dead).to.equal(true);
+      expect((await store.mentionFanout.claim(third, lease))?.messageId).to.equal(third);
+      await store.mentionFanout.complete(third);
+      expect(await store.mentionFanout.claimNext(roomId, lease)).to.equal(null);
+    });
+
+    it('holds a room behind a head waiting for its retry, and hands the head out again when it is due', async function () {
+      const old = new Date(Date.now() - 60_000);
+      const [first, second] = [await fanoutRow(store, owner.repositoryId, old), await fanoutRow(store, owner.repositoryId, old)];
+      const roomId = (await store.mentionFanout.find(first))!.roomId;
+      const t = Date.now();
+      expect(await store.mentionFanout.claim(first, { now: new Date(t), leaseMs: 10 })).to.not.equal(null);
+      await store.mentionFanout.fail(first, { retryAt: new Date(t + 1000), error: 'boom', maxAttempts: 5 });
+      expect(await store.mentionFanout.claimNext(roomId, { now: new Date(t + 500), leaseMs: 10 })).to.equal(null);
+      expect(await store.mentionFanout.claim(second, { now: new Date(t + 500), leaseMs: 10 })).to.equal(null);
+      const due = await store.mentionFanout.claimDue({ now: new Date(t + 1500), graceMs: 0, leaseMs: 10_000, limit: 10_000 });
+      expect(due.filter((r) => r.roomId === roomId).map((r) => r.messageId)).to.deep.equal([first]);
+      await store.mentionFanout.complete(first);
+      expect((await store.mentionFanout.claimNext(roomId, { now: new Date(t + 1500), leaseMs: 10 }))?.messageId).to.equal(second);
+      await store.mentionFanout.complete(second);
+    });
+
+    it('writes a notification only while its fan-out row is pending, when asked to', async function () {
+      const messageId = await fanoutRow(store, owner.repositoryId, new Date());
+      const guarded = { ...appendOptions(), whileFanoutPending: true };
+      expect((await store.notifications.append(owner, newNotification({ messageId }), guarded)).kind).to.equal('created');
+      await store.mentionFanout.complete(messageId);
+      const other: InboxOwner = { ...owner, principalId: `u_${ulid()}` };
+      let thrown: unknown;
+      await store.notifications.append(other, newNotification({ messageId }), guarded).catch((err: unknown) => (thrown = err));
+      expect(thrown).to.be.instanceOf(FanoutSettledError);
+      expect(await store.inboxes.find(other), 'nothing written').to.equal(null);
+      // Without the option the write does not look at the fan-out row.
+      expect((await store.notifications.append(other, newNotification({ messageId }), appendOptions())).kind).to.equal('created');
     });
 
     it('does not count a released attempt toward dead-lettering', async function () {

@@ -13,5 +13,6 @@ export { loadCursorCodec } from './cursor-keys.ts';
 export { inboxKey, type InboxOwner, type InboxRepository } from './inbox.repository.ts';
 export type { InboxRow, NotificationRow, StoredSpan } from './inbox.schema.ts';
 export type { NotificationRepository, NewNotification, NotificationAppendOptions, NotificationAppendOutcome } from './notification.repository.ts';
+export { FanoutSettledError } from './notification.repository.ts';
 export type { MentionFanoutRepository, ClaimOptions, ClaimDueOptions } from './mention-fanout.repository.ts';
 export type { MentionFanoutRow } from './mention-fanout.schema.ts';

@@ -1,9 +1,10 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
 import { inboxKey, type InboxOwner } from './inbox.repository.ts';
 import { inboxes, notifications, type InboxRow, type NotificationRow, type StoredSpan } from './inbox.schema.ts';
+import { mentionFanout } from './mention-fanout.schema.ts';
 import { nextMessageId } from './monotonic-ulid.ts';
-import { outbox } from './schema.ts';
+import { rowsOf } from './migrate.ts';
 import { storeCall } from './store-errors.ts';
 
 /** What the notifier decides about a notification; its ID, time and seq are the store's. */
@@ -20,6 +21,22 @@ export interface NotificationAppendOptions {
   now: Date;
   /** The backbone payload of the new notification, stored in the outbox in the same transaction. */
   outboxPayload(row: NotificationRow): string;
+  /**
+   * Write only while the message's fan-out row is pending (present and not dead), holding it against
+   * completion and dead-lettering until the notification commits. A worker whose claim lapsed and
+   * whose row was settled by another worker then writes nothing, so no notification of a message
+   * lands after the next message of its room was fanned out: the append throws `FanoutSettledError`.
+   * @defaultValue false
+   */
+  whileFanoutPending?: boolean;
+}
+
+/** The message's fan-out row is done or dead-lettered, so this worker's fan-out of it is void. */
+export class FanoutSettledError extends Error {
+  constructor(readonly messageId: string) {
+    super(`the fan-out of message ${messageId} was settled by another worker`);
+    this.name = 'FanoutSettledError';
+  }
 }
 
 export type NotificationAppendOutcome =
@@ -71,6 +88,16 @@ async function appendInTransaction(
   options: NotificationAppendOptions,
 ): Promise<NotificationAppendOutcome> {
   return db.transaction(async (tx) => {
+    if (options.whileFanoutPending) {
+      // FOR SHARE: completing or dead-lettering the row waits for this transaction. Taken before the
+      // inbox lock, as every writer here does, so the two locks never wait on each other in a cycle.
+      const [pending] = await tx
+        .select({ messageId: mentionFanout.messageId })
+        .from(mentionFanout)
+        .where(and(eq(mentionFanout.messageId, input.messageId), eq(mentionFanout.dead, false)))
+        .for('share');
+      if (!pending) throw new FanoutSettledError(input.messageId);
+    }
     const key = inboxKey(owner);
     const lockInbox = async () => {
       const [row] = await tx.select().from(inboxes).where(eq(inboxes.inboxKey, key)).for('update');
@@ -86,19 +113,14 @@ async function appendInTransaction(
       if (!inbox) throw new Error(`inbox ${key} vanished after insert`);
     }
 
-    // Under the inbox lock no other append to this inbox runs, so this check cannot race.
-    const [existing] = await tx
-      .select()
-      .from(notifications)
-      .where(and(eq(notifications.inboxKey, key), eq(notifications.messageId, input.messageId)))
-      .limit(1);
-    if (existing) return { kind: 'existing', notification: existing } as const;
-
     const previous =
       inbox.lastNotificationAt && inbox.lastNotificationId ? { timeMs: inbox.lastNotificationAt.getTime(), id: inbox.lastNotificationId } : null;
     const next = nextMessageId(options.now.getTime(), previous);
     const seq = inbox.lastSeq + 1;
     const createdAt = new Date(next.timeMs);
+    // The one-per-(inbox, message) check is the insert itself: under the inbox lock no other append to
+    // this inbox runs, and a conflict leaves nothing behind. Fewer round trips matter here: a room's
+    // fan-outs are written one after another.
     const [notification] = await tx
       .insert(notifications)
       .values({
@@ -111,17 +133,27 @@ async function appendInTransaction(
         repositoryId: owner.repositoryId,
         createdAt,
       })
+      .onConflictDoNothing({ target: [notifications.inboxKey, notifications.messageId] })
       .returning();
-    if (!notification) throw new Error('notification insert returned no row');
-    const [updatedInbox] = await tx
-      .update(inboxes)
-      .set({ lastSeq: seq, lastNotificationAt: createdAt, lastNotificationId: next.id })
-      .where(eq(inboxes.inboxKey, key))
-      .returning();
-    const [entry] = await tx
-      .insert(outbox)
-      .values({ channel: 'notifications', scopeKey: key, seq, payload: options.outboxPayload(notification) })
-      .returning({ id: outbox.id });
-    return { kind: 'created', notification, inbox: updatedInbox!, outboxId: entry!.id } as const;
+    if (!notification) {
+      const [existing] = await tx
+        .select()
+        .from(notifications)
+        .where(and(eq(notifications.inboxKey, key), eq(notifications.messageId, input.messageId)))
+        .limit(1);
+      if (!existing) throw new Error(`notification of ${input.messageId} in ${key} neither inserted nor found`);
+      return { kind: 'existing', notification: existing } as const;
+    }
+    // The inbox's counters and the outbox entry in one statement.
+    const moved = await tx.execute(sql`WITH moved AS (
+        UPDATE inboxes SET last_seq = ${seq}, last_notification_at = ${createdAt.toISOString()}::timestamptz, last_notification_id = ${next.id}
+        WHERE inbox_key = ${key} RETURNING inbox_key)
+      INSERT INTO outbox (channel, scope_key, seq, payload)
+      SELECT 'notifications', moved.inbox_key, ${seq}, ${options.outboxPayload(notification)} FROM moved
+      RETURNING id`);
+    const [entry] = rowsOf<{ id: number | string }>(moved);
+    if (!entry) throw new Error(`inbox ${key} vanished under its lock`);
+    const updatedInbox: InboxRow = { ...inbox, lastSeq: seq, lastNotificationAt: createdAt, lastNotificationId: next.id };
+    return { kind: 'created', notification, inbox: updatedInbox, outboxId: Number(entry.id) } as const;
   });
 }

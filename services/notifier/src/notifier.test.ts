@@ -1,6 +1,7 @@
 import { InProcessBackbone, type Backbone } from '@chat/backbone';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
+import type { MessageRow } from '@chat/store';
 import { fanOutMessage } from './domain/fan-out-message.ts';
 import { createNotifierRuntime, type NotifierRuntime, type NotifierSettingsInput } from './runtime.ts';
 import {
@@ -164,7 +165,46 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     expect(await runtime.metrics.registry.getSingleMetricAsString('chat_notifier_fanouts_total')).to.match(/outcome="dead"} 1/);
   });
 
-  it('keeps every inbox gap-free and in order under two notifier instances', async function () {
+  it('runs the rows behind a held room head once it is settled, in order, with no sweeper', async function () {
+    const prefix = `t-${ulid()}`;
+    const runtime = await startNotifier(redisBackbone(prefix), backboneOnly);
+    const publisher = redisBackbone(prefix);
+    const scope = { repositoryId: world.repositoryId, branchId: world.branchId };
+    const sent: MessageRow[] = [];
+    for (let i = 0; i < 30; i++) sent.push(await appendMessage(world.store, scope, [mention('human', 'u_alice', 0, 4)]));
+    // Another worker holds the room's first row: every event finds its row behind it and does nothing.
+    const head = (await world.store.mentionFanout.claim(sent[0]!.messageId, { now: new Date(), leaseMs: 60_000 }))!;
+    expect(head).to.not.equal(null);
+    await publisher.publish(sent.flatMap(messageEvents));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await world.store.mentionFanout.find(sent[1]!.messageId), 'waits behind the head').to.not.equal(null);
+    // The holder settles it and goes on through the room.
+    await runtime.processor.processRoom(head, 'backbone', () => true);
+    expect((await Promise.all(sent.map((m) => world.store.mentionFanout.find(m.messageId)))).filter((r) => r !== null)).to.deep.equal([]);
+    const ids = new Set(sent.map((m) => m.messageId));
+    const alice = (await listInbox(world.store, inboxOf(world.repositoryId, 'human', 'u_alice'))).filter((n) => ids.has(n.messageId));
+    expect(alice.map((n) => n.messageId)).to.deep.equal(sent.map((m) => m.messageId));
+    await publisher.close();
+  });
+
+  it('dead-letters a poison row in the middle of a room and runs the rest of the room in order', async function () {
+    const scope = { repositoryId: world.repositoryId, branchId: world.branchId };
+    const sent: MessageRow[] = [];
+    for (let i = 0; i < 5; i++) sent.push(await appendMessage(world.store, scope, [mention('bot', 'b_ci', 0, 3)]));
+    // The third row names a message its seq does not hold, which no retry can fix; it keeps its place.
+    const poisonId = `${sent[2]!.messageId}-poison`;
+    await world.database.exec(`UPDATE mention_fanout SET message_id = '${poisonId}' WHERE message_id = '${sent[2]!.messageId}'`);
+    await startNotifier(new InProcessBackbone(), { sweeper: { graceMs: 0, intervalMs: 30 }, processor: { retryDelayMs: 10, maxAttempts: 3 } });
+    await waitFor('the fan-outs and the dead letter', async () => {
+      const rows = await Promise.all([...sent.filter((_, i) => i !== 2).map((m) => world.store.mentionFanout.find(m.messageId))]);
+      return rows.every((r) => r === null) && (await world.store.mentionFanout.find(poisonId))?.dead === true;
+    });
+    const ids = new Set(sent.map((m) => m.messageId));
+    const ci = (await listInbox(world.store, inboxOf(world.repositoryId, 'bot', 'b_ci'))).filter((n) => ids.has(n.messageId));
+    expect(ci.map((n) => n.messageId)).to.deep.equal(sent.filter((_, i) => i !== 2).map((m) => m.messageId));
+  });
+
+  it('keeps every inbox gap-free and in message order within each room under two notifier instances', async function () {
     const prefix = `t-${ulid()}`;
     // Both paths race on both instances: the backbone consumer and a sweeper with no grace.
     const settings: NotifierSettingsInput = { sweeper: { graceMs: 0, intervalMs: 20, concurrency: 4 }, consumer: { claimIdleMs: 1000 } };
@@ -179,9 +219,10 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
       Array.from({ length: 120 }, async (_, i) => {
         const message = await appendMessage(world.store, scopes[i % 2]!, [mention('human', 'u_bob', 0, 4), mention('human', 'u_alice', 5, 9), mention('bot', 'b_ci', 10, 12)]);
         await publisher.publish(messageEvents(message));
-        return message.messageId;
+        return message;
       }),
     );
+    const position = new Map(sent.map((m) => [m.messageId, `${m.roomId}:${String(m.seq).padStart(12, '0')}`]));
     await waitFor('all fan-outs', async () => (await Promise.all(keys.map((k) => listInbox(world.store, k)))).every((rows, i) => rows.length >= before.get(keys[i]!)! + sent.length), 30_000, 100);
     await new Promise((r) => setTimeout(r, 300));
     for (const key of keys) {
@@ -189,7 +230,11 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
       assertTotalOrder(rows);
       const mine = rows.slice(before.get(key)!).map((n) => n.messageId);
       expect(mine).to.have.length(sent.length);
-      expect(new Set(mine)).to.deep.equal(new Set(sent));
+      expect(new Set(mine)).to.deep.equal(new Set(sent.map((m) => m.messageId)));
+      for (const room of new Set(sent.map((m) => m.roomId))) {
+        const inRoom = mine.map((id) => position.get(id)!).filter((p) => p.startsWith(`${room}:`));
+        expect(inRoom, `${key} in room ${room}`).to.deep.equal([...inRoom].sort());
+      }
     }
     await publisher.close();
   });

@@ -26,20 +26,41 @@ export interface FanOutResult {
 /** Targets per core call (core's limit for mention resolution). */
 const CORE_TARGETS_PER_CALL = 100;
 
+/** What a fan-out writes: the message, its targets, and those core says may read its scope. */
+export interface PreparedFanout {
+  message: MessageRow;
+  targets: MentionTarget[];
+  allowed: MentionTarget[];
+}
+
 /**
  * Turns one message's mentions into notifications: one per target that may read the message's scope
  * now (asked live of core), carrying all of that target's spans. Idempotent: running it again for the
  * same message writes nothing new, so crashes, redeliveries and several workers are harmless.
+ * Writes only while `row` is pending (not completed or dead-lettered by another worker).
  * @throws AppError AUTHORIZATION_UNAVAILABLE / STORE_UNAVAILABLE when a dependency is down (retry later);
- * PoisonFanoutError when the row can never succeed.
+ * PoisonFanoutError when the row can never succeed; FanoutSettledError when another worker settled it.
  */
 export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Promise<FanOutResult> {
+  return writeFanout(deps, await prepareFanout(deps, row));
+}
+
+/**
+ * The part of a fan-out that writes nothing: reads the message and asks core which targets may read
+ * it. A worker runs it for the next rows of a room while the room's current row is written.
+ */
+export async function prepareFanout(deps: Pick<FanOutDeps, 'store' | 'core'>, row: MentionFanoutRow): Promise<PreparedFanout> {
   const [message] = await deps.store.messages.listAfter(row.roomId, row.seq - 1, 1);
   if (!message || message.messageId !== row.messageId) {
     throw new PoisonFanoutError(`message ${row.messageId} is not at seq ${row.seq} of room ${row.roomId}`);
   }
   const targets = groupMentionTargets(message.mentions ?? []);
-  const allowed = await targetsThatMayRead(deps.core, message, targets);
+  return { message, targets, allowed: await targetsThatMayRead(deps.core, message, targets) };
+}
+
+/** Writes a prepared fan-out's notifications (only while its row is pending) and publishes them. */
+export async function writeFanout(deps: FanOutDeps, prepared: PreparedFanout): Promise<FanOutResult> {
+  const { message, targets, allowed } = prepared;
   // allSettled, not all: nothing of this run may still be writing once it has returned or thrown.
   const settled = await Promise.allSettled(
     allowed.map((target) =>
@@ -53,7 +74,8 @@ export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Pr
           senderId: message.senderId,
           spans: target.spans,
         },
-        { now: deps.clock(), outboxPayload: storedNotificationJson },
+        // Only while the row is pending: a run whose lease lapsed cannot write after the room moved on.
+        { now: deps.clock(), outboxPayload: storedNotificationJson, whileFanoutPending: true },
       ),
     ),
   );

@@ -17,8 +17,9 @@ export interface FanoutSweeperSettings {
 
 /**
  * The path that does not depend on Redis: claims fan-out rows nobody finished (the event was lost,
- * the worker crashed, a retry is due) and runs them. Claims skip rows other sweepers are claiming, so
- * any number of notifier processes sweep side by side.
+ * the worker crashed, a retry is due) and runs them. It claims room heads only (a room's earliest
+ * pending row) and runs each room's rows behind its head in order; a head goes to one claimer only,
+ * so any number of notifier processes sweep side by side.
  */
 export class FanoutSweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -45,7 +46,7 @@ export class FanoutSweeper {
     this.timer = setTimeout(tick, this.settings.intervalMs);
   }
 
-  /** Claims and runs due rows until none is left (or stopping); returns how many it ran. */
+  /** Claims and runs due room heads (and the rows behind them) until none is left or stopping; returns how many heads it claimed. */
   async sweep(): Promise<number> {
     let total = 0;
     while (!this.stopped) {
@@ -61,8 +62,12 @@ export class FanoutSweeper {
         // Claimed rows are run even when stopping starts: leaving them would only delay them a lease.
         while (next < rows.length) {
           const row = rows[next++]!;
+          // A room's rows behind its head run in this lane too, up to a batch of them: a busy room
+          // must not hold a lane for ever while other rooms' heads wait (its next head is due at once).
+          let budget = this.settings.batchSize;
+          const more = () => !this.stopped && budget-- > 0;
           // The store failed while settling: the row's lease lapses and it comes back.
-          await this.processor.process(row, 'sweeper').catch((err: unknown) => this.logger.warn({ err, messageId: row.messageId }, 'fan-out not settled'));
+          await this.processor.processRoom(row, 'sweeper', more).catch((err: unknown) => this.logger.warn({ err, messageId: row.messageId }, 'fan-out not settled'));
         }
       };
       await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, rows.length) }, lane));

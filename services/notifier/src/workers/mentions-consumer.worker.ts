@@ -28,7 +28,8 @@ export interface MentionsConsumerSettings {
  * through the `notifier` consumer group, and its fan-out row is claimed and run. Messages without
  * mentions never reach the notifier. The row, not the event, is the record: an event lost in Redis
  * leaves the row to the sweeper, and a row already done or held by another worker makes the event a
- * no-op.
+ * no-op, as does a row behind an earlier pending row of its room (whoever runs that one runs this one
+ * next). Stopping the consumer also waits for the room drains it started.
  */
 export async function startMentionsConsumer(
   backbone: Backbone,
@@ -36,7 +37,7 @@ export async function startMentionsConsumer(
   settings: MentionsConsumerSettings,
   logger: Logger,
 ): Promise<Consumer> {
-  return backbone.consume(
+  const consumer = await backbone.consume(
     {
       channel: 'mentions',
       group: settings.group,
@@ -49,7 +50,14 @@ export async function startMentionsConsumer(
       onError: (err) => logger.warn({ err }, 'mentions consumer error'),
     },
     async (event: DeliveredEvent) => {
-      await processor.claimAndProcess(parseMentionEventData(event.data).messageId);
+      await processor.claimAndProcess(parseMentionEventData(event.data).messageId, event.scopeKey);
     },
   );
+  return {
+    stats: () => consumer.stats(),
+    async stop() {
+      await consumer.stop();
+      await processor.stop();
+    },
+  };
 }
