@@ -8,6 +8,7 @@ import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/ba
 import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamCapOptions, type StreamLeaseRegistry } from '@chat/coordination';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { migrate, openDatabase, toMessageResponse, type Database, type MessageRow, type RoomScope } from '@chat/store';
+import { assemblePlatform } from '@chat/platform';
 import { pino } from 'pino';
 import { ulid } from 'ulid';
 import { createGatewayRuntime, type GatewayRuntime } from '../runtime.ts';
@@ -78,15 +79,15 @@ export class GatewayHarness {
       this.leases = new InProcessStreamLeaseRegistry(this.options.caps);
     }
     await migrate(this.database);
-    this.gateway = await createGatewayRuntime({
+    const platform = await assemblePlatform({
       database: this.database,
       backbone: this.backbone,
       leases: this.leases,
       logger: silent,
       core: { url: this.core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 1000 },
       cursor: { secret: 'gateway-test-cursor-secret-0123456789abcdef', previousSecrets: [] },
-      ...(this.options.engine ? { engine: this.options.engine } : {}),
     });
+    this.gateway = createGatewayRuntime({ platform, logger: silent, ...(this.options.engine ? { engine: this.options.engine } : {}) });
     this.server = createServer(this.options.target === 'postgres+redis' ? this.gateway.listener : this.gateway.app).listen(0, '127.0.0.1');
     await once(this.server, 'listening');
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
