@@ -20,7 +20,7 @@ export const DevCoreEnvSchema = z.object({
   DEV_CORE_HOST: z.string().min(1).default('127.0.0.1').describe('interface dev-core binds'),
   DEV_CORE_FIXTURE: z.string().min(1).optional().describe("dev-core's data file; unset means the bundled demo fixture"),
   DEV_CORE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional().describe("base URL its token issuers are named after (must equal chat's `CORE_URL`); unset means `http://127.0.0.1:<port>`"),
-  DEV_CORE_SERVICE_TOKEN: z.string().min(16).default(DEFAULT_SERVICE_TOKEN).describe('service token dev-core expects from chat; the default is public and refused outside development mode'),
+  DEV_CORE_SERVICE_TOKEN: z.string().min(16).default(DEFAULT_SERVICE_TOKEN).describe('service token dev-core expects from chat; the default is public, and the chat services refuse it outside development mode'),
   DEV_CORE_LOG_LEVEL: logLevel.default('info').describe("dev-core's pino level"),
   HTTP_HEADERS_TIMEOUT_MS: httpFields.HTTP_HEADERS_TIMEOUT_MS,
   HTTP_REQUEST_TIMEOUT_MS: httpFields.HTTP_REQUEST_TIMEOUT_MS,
