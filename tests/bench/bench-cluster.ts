@@ -108,7 +108,7 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     cleanups.push(() => database.drop());
     const keyPrefix = `bench-${ulid().toLowerCase()}`;
     cleanups.push(async () => void (await deleteRedisKeys(keyPrefix)));
-    const shared = { ...BENCH_ENV, DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: keyPrefix, CORE_URL: devCore.url, HOST: '127.0.0.1' };
+    const shared = { ...BENCH_ENV, DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: keyPrefix, CORE_URL: devCore.url, CHAT_DEVELOPMENT_MODE: 'true', HOST: '127.0.0.1' };
     const start = async (role: 'api' | 'gateway' | 'notifier', script: string, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const adminPort = await freePort();

@@ -12,6 +12,9 @@ import { createScratchDatabase } from './scratch-database.ts';
 import { Actors } from './stacks.ts';
 import { testConfig } from './test-config.ts';
 
+/** The API built by the composition root with crash points (tests/harness/api-with-crash-faults.ts). */
+const API_WITH_CRASH_FAULTS = 'tests/harness/api-with-crash-faults.ts';
+
 /**
  * One service process of the distributed setup (a standalone API or gateway) on fixed ports, so it
  * can be SIGKILLed and started again where clients expect it. Ready when its admin `/readyz` is 200.
@@ -27,6 +30,14 @@ export class RestartableService {
     readonly adminPort: number,
     private readonly env: Record<string, string>,
   ) {}
+
+  /**
+   * Starts the API from the test-only entry point that SIGKILLs itself at `setting` (`commit:N`:
+   * after the Nth commit, before its publish; `publish:N`: after that publish, before the response).
+   */
+  async startCrashingAfter(setting: string): Promise<void> {
+    await this.start({ CHAT_TEST_CRASH_AFTER: setting }, API_WITH_CRASH_FAULTS);
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -49,10 +60,10 @@ export class RestartableService {
     return this.running ? this.child!.pid : undefined;
   }
 
-  /** Starts the process and waits for readiness; `extraEnv` is added for this start only. */
-  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+  /** Starts the process and waits for readiness; `extraEnv` (and `script`) are for this start only. */
+  async start(extraEnv: Record<string, string> = {}, script = this.script): Promise<void> {
     if (this.running) throw new Error(`${this.name} is already running`);
-    this.child = new ChildService({ name: this.name, script: this.script, env: { ...this.env, ...extraEnv } });
+    this.child = new ChildService({ name: this.name, script, env: { ...this.env, ...extraEnv } });
     try {
       await this.child.waitUntil(async () => (await fetch(`${this.adminUrl}/readyz`)).status === 200, 60_000);
     } catch (err) {
@@ -134,6 +145,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     REDIS_URL: options.redisUrl ?? testConfig.redisUrl,
     REDIS_KEY_PREFIX: keyPrefix,
     CORE_URL: devCore.url,
+    // dev-core's public service token on plain http: allowed in development mode only.
+    CHAT_DEVELOPMENT_MODE: 'true',
     LOG_LEVEL: 'warn',
   };
   const apis: RestartableService[] = [];

@@ -70,6 +70,7 @@ export async function startDistributedCluster(shape: ClusterShape): Promise<Dist
     DATABASE_URL: database.url,
     REDIS_URL: testConfig.redisUrl,
     CORE_URL: devCore.url,
+    CHAT_DEVELOPMENT_MODE: 'true',
     REDIS_KEY_PREFIX: keyPrefix,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',

@@ -52,7 +52,8 @@ export async function startLifecycleWorld(): Promise<LifecycleWorld> {
   const core = new DevCoreClient(devCore.url);
   const prefix = `lifecycle-${ulid()}`;
   const database = await createScratchDatabase('lifecycle');
-  const env = { DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, CORE_URL: devCore.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
+  // dev-core's public service token on plain http: allowed in development mode only.
+  const env = { DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, CORE_URL: devCore.url, REDIS_KEY_PREFIX: prefix, CHAT_DEVELOPMENT_MODE: 'true', LOG_LEVEL: 'info' };
   const started: ServiceProcess[] = [];
 
   async function start(name: string, script: string, portEnv: string | undefined, adminEnv: string, extra: Record<string, string>, ready: (p: ServiceProcess) => Promise<void>) {

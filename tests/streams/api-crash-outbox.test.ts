@@ -35,11 +35,11 @@ describe('streams: API SIGKILLed between commit and publish, and between publish
   });
 
   for (const point of ['commit', 'publish'] as const) {
-    it(`CHAT_TEST_FAULT_EXIT_AFTER_COMMIT=${point}:${CRASH_AT}: the cut append's retry on the other API returns the original with 200, and the stream delivers every committed message exactly once`, async () => {
+    it(`crash after ${point} of message ${CRASH_AT}: the cut append's retry on the other API returns the original with 200, and the stream delivers every committed message exactly once`, async () => {
       const victim = cluster.apis[0]!;
       const [victimApi, survivorApi] = [cluster.apiClients[0]!, cluster.apiClients[1]!];
       await victim.stop();
-      await victim.start({ CHAT_TEST_FAULT_EXIT_AFTER_COMMIT: `${point}:${CRASH_AT}` });
+      await victim.startCrashingAfter(`${point}:${CRASH_AT}`);
       const { scenario, actors } = await cluster.scenario();
       const scope: RoomScope = { repositoryId: scenario.repositoryId, branchId: scenario.branchId };
       const writer = await actors.writer();

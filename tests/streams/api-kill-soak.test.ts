@@ -12,7 +12,7 @@ const WRITERS = 4;
 const MESSAGES = 2000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Where each API process kills itself (CHAT_TEST_FAULT_EXIT_AFTER_COMMIT): API 0 between commit and publish, API 1 between publish and response. */
+/** Where each API process kills itself (tests/harness/api-with-crash-faults.ts): API 0 between commit and publish, API 1 between publish and response. */
 const CRASH_POINTS = ['commit', 'publish'] as const;
 
 /**
@@ -23,10 +23,10 @@ const CRASH_POINTS = ['commit', 'publish'] as const;
 function restartOnCrash(api: RestartableService, point: (typeof CRASH_POINTS)[number], random: () => number) {
   let stopped = false;
   let crashes = 0;
-  const crashSetting = () => ({ CHAT_TEST_FAULT_EXIT_AFTER_COMMIT: `${point}:${100 + Math.floor(random() * 150)}` });
+  const crashSetting = () => `${point}:${100 + Math.floor(random() * 150)}`;
   const loop = (async () => {
     await api.stop();
-    await api.start(crashSetting());
+    await api.startCrashingAfter(crashSetting());
     while (!stopped) {
       if (api.running) {
         await sleep(20);
@@ -34,7 +34,7 @@ function restartOnCrash(api: RestartableService, point: (typeof CRASH_POINTS)[nu
       }
       crashes += 1;
       await sleep(50 + random() * 250);
-      await api.start(crashSetting());
+      await api.startCrashingAfter(crashSetting());
     }
   })();
   return {
@@ -78,7 +78,7 @@ describe('streams: API SIGKILL soak, between commit and publish and between publ
       async afterWriting({ scope, token }) {
         const [victim, victimApi, survivorApi] = [cluster.apis[0]!, cluster.apiClients[0]!, cluster.apiClients[1]!];
         await victim.stop();
-        await victim.start({ CHAT_TEST_FAULT_EXIT_AFTER_COMMIT: 'commit:1' });
+        await victim.startCrashingAfter('commit:1');
         const key = ulid();
         const body = { bodyMarkdown: 'the last message, cut after its commit' };
         const cut = await victimApi.append(scope, token, body, { key }).then((r) => `answered ${r.status}`, (err: Error) => err.message);

@@ -203,7 +203,7 @@ describe('streams: PostgreSQL cut off from the gateway (its own TCP proxy) while
     const [victimApi, survivorApi] = [cluster.apiClients[0]!, cluster.apiClients[1]!];
     const gateway = cluster.gateways[0]!;
     await victim.stop();
-    await victim.start({ CHAT_TEST_FAULT_EXIT_AFTER_COMMIT: 'commit:1' });
+    await victim.startCrashingAfter('commit:1');
     try {
       const { scenario, actors } = await cluster.scenario();
       const scope: RoomScope = { repositoryId: scenario.repositoryId, branchId: scenario.branchId };

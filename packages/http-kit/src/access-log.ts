@@ -12,22 +12,21 @@ declare module 'express-serve-static-core' {
 
 /**
  * One log line and one latency sample per request, written when the response finishes (for a
- * stream: when it closes). The line carries the request ID and the route template, never headers or
- * query strings (they may hold tokens or cursors).
+ * stream: when it closes), through the request's child logger, so it carries the request ID; it names
+ * the route template, never headers or query strings (they may hold tokens or cursors).
  */
 export function accessLog(logger: Logger, httpDuration: Histogram<'operation' | 'method' | 'status'>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (res.locals.accessLogged) return next();
     res.locals.accessLogged = true;
+    // assignRequestId binds the request ID to it; the error writer and handlers log through it.
+    res.locals.log ??= logger;
     const started = process.hrtime.bigint();
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const operation = req.route?.path ? String(req.route.path) : 'unmatched';
       httpDuration.observe({ operation, method: req.method, status: String(res.statusCode) }, seconds);
-      logger.info(
-        { requestId: res.locals.requestId, method: req.method, operation, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10 },
-        'request',
-      );
+      (res.locals.log ?? logger).info({ method: req.method, operation, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10 }, 'request');
     });
     next();
   };

@@ -68,7 +68,15 @@ describe('http-kit middleware', () => {
     expect(answer.status).to.equal(500);
     expect(answer.body.error.code).to.equal('RESPONSE_INVALID');
     expect(JSON.stringify(answer.body)).not.to.contain('internal detail');
-    expect(lines.some((l) => l.msg === 'unhandled error')).to.equal(true);
+    const logged = lines.find((l) => l.msg === 'unhandled error');
+    expect(logged, 'the error is logged through the request logger, with the request ID').to.include({ requestId: answer.headers.get('x-request-id') });
+  });
+
+  it('gives each request a child logger bound to its request ID', async () => {
+    lines.length = 0;
+    await get('/limited', { headers: { 'x-request-id': 'child-check' } });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lines.filter((l) => l.requestId === 'child-check').map((l) => l.msg)).to.include('request');
   });
 
   it('answers bad percent-encoding and non-ULID scopes with 400 SCOPE_INVALID', async () => {

@@ -89,8 +89,10 @@ export function writeError(logger: Logger, req: IncomingMessage & { route?: { pa
   // Set by assignRequestId, which runs before anything that can fail.
   const requestId = res.locals.requestId as string;
   const error = known ?? new AppError('RESPONSE_INVALID', 'The server could not complete the request.');
-  if (!known) logger.error({ err, requestId, method: req.method, route: req.route?.path }, 'unhandled error');
-  else if (error.status >= 500) logger.warn({ err: error.cause ?? error, requestId, code: error.code }, 'dependency failure');
+  // The request's own logger carries its ID already; the process logger is the fallback.
+  const log = (res.locals.log as Logger | undefined) ?? logger.child({ requestId });
+  if (!known) log.error({ err, method: req.method, route: req.route?.path }, 'unhandled error');
+  else if (error.status >= 500) log.warn({ err: error.cause ?? error, code: error.code }, 'dependency failure');
   if (res.headersSent) {
     res.destroy();
     return;

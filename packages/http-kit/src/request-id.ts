@@ -4,8 +4,8 @@ import { newUlid } from '@chat/contracts';
 import './locals.ts';
 
 /**
- * Takes the client's `X-Request-Id` when it is well formed, else makes a ULID, and echoes it on the
- * response. A malformed one is refused with 400 REQUEST_ID_INVALID (answered under the generated ID).
+ * Takes the client's `X-Request-Id` when it is well formed, else makes a ULID, echoes it on the
+ * response, and binds it to the request's logger (`res.locals.log`, set by the access log). A malformed one is refused with 400 REQUEST_ID_INVALID (answered under the generated ID).
  * When an enclosing app already assigned the ID (the all-in-one mounts the gateway's routes inside
  * the API's app), it is left alone.
  */
@@ -15,6 +15,7 @@ export function assignRequestId(req: Request, res: Response, next: NextFunction)
   const valid = typeof supplied === 'string' && REQUEST_ID_PATTERN.test(supplied);
   res.locals.requestId = valid ? supplied : newUlid();
   res.setHeader('X-Request-Id', res.locals.requestId);
+  if (res.locals.log) res.locals.log = res.locals.log.child({ requestId: res.locals.requestId });
   if (supplied !== undefined && !valid) {
     throw new AppError('REQUEST_ID_INVALID', 'X-Request-Id must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-".');
   }

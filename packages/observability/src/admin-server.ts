@@ -1,7 +1,9 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from './http-server-limits.ts';
 
 /** One dependency `/readyz` checks; `check` throws when the dependency cannot serve. */
 export interface ReadinessCheck {
@@ -11,12 +13,16 @@ export interface ReadinessCheck {
 
 export interface AdminServerOptions {
   port: number;
-  /** @defaultValue '0.0.0.0' */
+  /** Interface to bind (ADMIN_HOST): probes and scrapers reach it on the pod's address. @defaultValue '0.0.0.0' */
   host?: string;
+  /** @defaultValue DEFAULT_HTTP_SERVER_LIMITS */
+  limits?: HttpServerLimits;
   registry: Registry;
   checks: ReadinessCheck[];
   /** Longest wait for one readiness check. @defaultValue 2000 */
   checkTimeoutMs?: number;
+  /** Where a failed check's error goes (it is kept out of `/readyz`). @defaultValue not logged */
+  logger?: Pick<Logger, 'warn'>;
   /** Set while the process drains, so `/readyz` takes it out of rotation before it stops. */
   isDraining?: () => boolean;
 }
@@ -28,11 +34,13 @@ export interface AdminServer {
 
 /**
  * The admin port, kept apart from the public one: `/healthz` (the process is alive), `/readyz`
- * (every dependency answers; 503 otherwise), `/metrics` (Prometheus text format).
+ * (every dependency answers; 503 otherwise, naming the failing ones as `failed` or `timeout` and
+ * never with the error's text, which can carry hosts, user names or driver internals), `/metrics`
+ * (Prometheus text format).
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const timeoutMs = options.checkTimeoutMs ?? 2000;
-  const server: Server = createServer((req, res) => {
+  const server: Server = createLimitedServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const reply = (status: number, body: unknown, type = 'application/json') => {
       res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
@@ -52,7 +60,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       return;
     }
     reply(404, { status: 'not_found' });
-  });
+  }, options.limits ?? DEFAULT_HTTP_SERVER_LIMITS);
   server.listen(options.port, options.host ?? '0.0.0.0');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -72,14 +80,15 @@ async function readiness(options: AdminServerOptions, timeoutMs: number) {
   const results = await Promise.all(
     options.checks.map(async ({ name, check }) => {
       let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      const deadline = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
       try {
-        await Promise.race([check(), deadline]);
-        return [name, 'ok'] as const;
+        const outcome = await Promise.race([check().then(() => 'ok' as const), deadline]);
+        return [name, outcome] as const;
       } catch (err) {
-        return [name, (err as Error).message || 'failed'] as const;
+        options.logger?.warn({ err, check: name }, 'readiness check failed');
+        return [name, 'failed'] as const;
       } finally {
         clearTimeout(timer);
       }

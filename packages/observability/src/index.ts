@@ -1,4 +1,5 @@
-export { createLogger, scrubTokens, REDACTED_PATHS } from './logger.ts';
+export { createLogger, scrubTokens, REDACTED_PATHS, type LoggerOptions } from './logger.ts';
 export { startAdminServer, type AdminServer, type AdminServerOptions, type ReadinessCheck } from './admin-server.ts';
 export { createCoreCallHistogram, createHttpDurationHistogram } from './http-metrics.ts';
+export { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from './http-server-limits.ts';
 export type { Logger } from 'pino';

@@ -84,3 +84,28 @@ describe('logger redaction', () => {
     expect(lines()[0]).not.to.include('[REDACTED]');
   });
 });
+
+describe('pretty logger', () => {
+  it('writes human-readable lines and still redacts tokens', async () => {
+    const token = fakeJwt();
+    const chunks: string[] = [];
+    const { PinoPretty } = await import('pino-pretty');
+    const destination = PinoPretty({
+      colorize: false,
+      destination: new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          chunks.push(chunk.toString('utf8'));
+          callback();
+        },
+      }),
+      sync: true,
+    });
+    const logger = createLogger({ name: 'pretty-test', level: 'info', destination });
+    logger.info({ requestId: 'r-1', headers: { authorization: `Bearer ${token}` } }, `hello ${token}`);
+    const text = chunks.join('');
+    expect(text).to.contain('hello [REDACTED]');
+    expect(text).to.contain('INFO');
+    expect(() => JSON.parse(text)).to.throw();
+    expect(text).not.to.include(token.split('.')[1]!);
+  });
+});

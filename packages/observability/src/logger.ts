@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 /** Header and field paths that may carry credentials; pino replaces them before a line is written. */
 export const REDACTED_PATHS = [
@@ -20,13 +21,25 @@ export function scrubTokens(text: string): string {
   return text.replace(TOKEN_SHAPE, '[REDACTED]');
 }
 
+export interface LoggerOptions {
+  level: string;
+  name: string;
+  /** Where lines go. @defaultValue stdout, asynchronously (or pretty-printed with `pretty`) */
+  destination?: pino.DestinationStream;
+  /**
+   * Human-readable lines (pino-pretty) instead of JSON; for a person watching a terminal, never for
+   * a log collector. Redaction happens before formatting, so it applies all the same. @defaultValue false
+   */
+  pretty?: boolean;
+}
+
 /**
  * The process logger. JSON lines; secrets are redacted by path and by shape. By default lines go to
  * stdout asynchronously: under load, lines written while a write is in flight leave in one syscall
  * (a synchronous write per line cost an API process several per cent of its CPU). pino flushes what is
  * buffered when the process exits.
  */
-export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
+export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       name: options.name,
@@ -48,6 +61,6 @@ export function createLogger(options: { level: string; name: string; destination
         },
       },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    options.destination ?? (options.pretty ? PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : pino.destination({ dest: 1, sync: false })),
   );
 }

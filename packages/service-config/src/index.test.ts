@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { parseEnv, sharedEnvFields } from './index.ts';
+import { assertSafeOutsideDevelopment, ConfigError, DEVELOPMENT_SERVICE_TOKEN, parseEnv, renderConfigTable, replaceConfigTable, sharedEnvFields } from './index.ts';
 
 describe('service configuration', () => {
   const schema = z.object(sharedEnvFields);
@@ -27,5 +27,35 @@ describe('service configuration', () => {
 
   it('refuses a Redis key prefix with hash-tag braces', () => {
     expect(() => parseEnv(schema, { REDIS_KEY_PREFIX: 'a{b}' })).to.throw(/REDIS_KEY_PREFIX/);
+  });
+});
+
+describe('safety outside development mode', () => {
+  it('refuses the public development token and plain-http core off loopback, naming the setting', () => {
+    expect(() => assertSafeOutsideDevelopment({ developmentMode: false, serviceToken: DEVELOPMENT_SERVICE_TOKEN })).to.throw(ConfigError, /CORE_SERVICE_TOKEN/);
+    expect(() => assertSafeOutsideDevelopment({ developmentMode: false, coreUrl: 'http://core.example:8080', serviceToken: 'x'.repeat(20) })).to.throw(ConfigError, /CORE_URL/);
+  });
+
+  it('accepts https, loopback http, and anything in development mode', () => {
+    const token = 'a-real-credential-0123456789';
+    for (const coreUrl of ['https://core.example', 'http://127.0.0.1:8081', 'http://localhost:1', 'http://[::1]:80']) {
+      expect(() => assertSafeOutsideDevelopment({ developmentMode: false, coreUrl, serviceToken: token }), coreUrl).not.to.throw();
+    }
+    expect(() => assertSafeOutsideDevelopment({ developmentMode: true, coreUrl: 'http://core.example', serviceToken: DEVELOPMENT_SERVICE_TOKEN })).not.to.throw();
+  });
+});
+
+describe('configuration table', () => {
+  it('lists each variable once with its default and every service that reads it', () => {
+    const a = z.object({ X: z.coerce.number().default(3).describe('the x'), Y: z.string().optional().describe('the y') });
+    const b = z.object({ X: z.coerce.number().default(3).describe('the x') });
+    const table = renderConfigTable([{ service: 'a', schema: a }, { service: 'b', schema: b }]);
+    expect(table).to.contain('| `X` | `3` | a, b | the x |');
+    expect(table).to.contain('| `Y` | unset | a | the y |');
+    expect(replaceConfigTable(`before\n${table}\nafter`, table)).to.equal(`before\n${table}\nafter`);
+  });
+
+  it('refuses a field without a description', () => {
+    expect(() => renderConfigTable([{ service: 'a', schema: z.object({ X: z.string() }) }])).to.throw(/X has no description/);
   });
 });

@@ -16,3 +16,4 @@ export type { NotificationRepository, NewNotification, NotificationAppendOptions
 export { FanoutSettledError } from './notification.repository.ts';
 export type { MentionFanoutRepository, ClaimOptions, ClaimDueOptions } from './mention-fanout.repository.ts';
 export type { MentionFanoutRow } from './mention-fanout.schema.ts';
+export { MigrateEnvSchema, loadMigrateConfig, type MigrateConfig } from './migrate-config.ts';

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -14,7 +16,19 @@ describe('all-in-one process', function () {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'chat-aio-'));
-    running = await startAllInOne(loadAllInOneConfig({ PORT: '0', HOST: '127.0.0.1', DEV_CORE_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    running = await startAllInOne(
+      loadAllInOneConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DEV_CORE_PORT: '0',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        // Tight limits, so the tests below see them act; streams must outlive the request timeout.
+        HTTP_HEADERS_TIMEOUT_MS: '500',
+        HTTP_REQUEST_TIMEOUT_MS: '1000',
+        GATEWAY_HEARTBEAT_MS: '300',
+      }),
+    );
   });
   after(async () => {
     await running?.stop();
@@ -59,5 +73,41 @@ describe('all-in-one process', function () {
       if (items.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(items.map((n) => n.messageId)).to.deep.equal([message.messageId]);
+  });
+
+  it('always runs in development mode: dev-core\'s token and a plain-http core on another host are accepted', () => {
+    const config = loadAllInOneConfig({ CORE_URL: 'http://core.example:8080' });
+    expect(config.core).to.include({ url: 'http://core.example:8080', serviceToken: 'dev-core-service-token' });
+  });
+
+  it('closes a client that never finishes its headers, on the chat port and on the embedded dev-core', async () => {
+    for (const url of [running.url, running.coreUrl]) {
+      const { port } = new URL(url);
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write('GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const started = Date.now();
+      await once(socket, 'close');
+      expect(Date.now() - started, url).to.be.below(10_000);
+      expect(answer, url).to.match(/^HTTP\/1\.1 408/);
+    }
+  });
+
+  it('keeps an event stream open well past the request timeout', async () => {
+    const token = running.banner.match(/human u_alice: (\S+)/)![1]!;
+    const stream = await fetch(`${running.url}/v1/repositories/${REPOSITORY}/room/events`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+    expect(stream.status).to.equal(200);
+    const reader = stream.body!.getReader();
+    const started = Date.now();
+    let heartbeats = 0;
+    while (Date.now() - started < 3000) {
+      const { done, value } = await reader.read();
+      expect(done, 'the stream ended early').to.equal(false);
+      heartbeats += (new TextDecoder().decode(value).match(/event: heartbeat/g) ?? []).length;
+    }
+    await reader.cancel();
+    expect(heartbeats).to.be.at.least(5);
   });
 });

@@ -1,12 +1,10 @@
-import { createApiRuntime, createRateLimiter, listen } from '@chat/api';
-import { createBackbone } from '@chat/backbone';
-import { createStreamLeaseRegistry } from '@chat/coordination';
-import { createGatewayRuntime, engineSettingsOf, streamCapsOf } from '@chat/stream-gateway';
+import { createApiRuntime, listen } from '@chat/api';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
-import { createCoreClient } from '@chat/authz-client';
+import { createHttpEntry } from '@chat/http-kit';
 import { createNotifierRuntime } from '@chat/notifier';
 import { createLogger } from '@chat/observability';
-import { databaseTargetFor, migrate, openDatabase } from '@chat/store';
+import { openPlatform } from '@chat/platform';
+import { createGatewayRuntime } from '@chat/stream-gateway';
 import type { AllInOneConfig } from './config.ts';
 import { demoBanner } from './demo-banner.ts';
 
@@ -17,84 +15,62 @@ export interface RunningAllInOne {
   stop(): Promise<void>;
 }
 
-/** Starts every part in this process and answers once the public port is listening. */
+/**
+ * Starts every part in this process and answers once the public port is listening. The parts share
+ * one platform (one store, one backbone, one core client and token cache, one cursor codec) and one
+ * HTTP entry: the stream GETs and plain appends as fast routes, the API's express app (with the
+ * gateway's routes mounted) for everything else.
+ */
 export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllInOne> {
-  const logger = createLogger({ name: 'chat', level: config.LOG_LEVEL });
-  const database = await openDatabase(databaseTargetFor({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: config.DATABASE_POOL_SIZE }));
-  await migrate(database);
-  const backbone = createBackbone({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX });
-  const leases = createStreamLeaseRegistry({
-    ...streamCapsOf(config),
-    redisUrl: config.REDIS_URL,
-    keyPrefix: config.REDIS_KEY_PREFIX,
-    onError: (err) => logger.warn({ err }, 'stream lease trouble'),
-  });
+  const logger = createLogger({ name: 'chat', level: config.log.level, pretty: config.log.pretty });
 
   let devCore: DevCoreHandle | undefined;
-  if (!config.CORE_URL) {
+  if (!config.core.url) {
     devCore = await startDevCore({
-      port: config.DEV_CORE_PORT,
-      serviceToken: config.CORE_SERVICE_TOKEN,
+      port: config.devCore.port,
+      serviceToken: config.core.serviceToken,
       logger: logger.child({ component: 'dev-core' }),
-      ...(config.DEV_CORE_FIXTURE ? { fixturePath: config.DEV_CORE_FIXTURE } : {}),
+      limits: config.http.limits,
+      ...(config.devCore.fixturePath ? { fixturePath: config.devCore.fixturePath } : {}),
     });
   }
-  const coreUrl = config.CORE_URL ?? devCore!.url;
-
-  const core = { url: coreUrl, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS };
-  const cursor = { secret: config.CURSOR_SECRET, previousSecrets: config.CURSOR_SECRETS_PREVIOUS };
-  const gateway = await createGatewayRuntime({
-    database,
-    backbone,
-    leases,
-    logger: logger.child({ component: 'stream-gateway' }),
-    core,
-    cursor,
-    engine: engineSettingsOf(config),
-  });
-  const rateLimiter = createRateLimiter(config, logger);
-  const api = await createApiRuntime({
-    database,
-    backbone,
-    rateLimiter,
+  const coreUrl = config.core.url ?? devCore!.url;
+  const platform = await openPlatform(
+    {
+      database: config.database,
+      redis: config.redis,
+      core: { ...config.core, url: coreUrl },
+      cursor: config.cursor,
+      rateLimit: config.api.rateLimit,
+      streamCaps: config.gateway.caps,
+    },
     logger,
-    core,
-    cursor,
-    bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
-    // Streams are served on the API's port.
-    extraRouters: [gateway.router],
-  });
+  );
+
+  const gateway = createGatewayRuntime({ platform, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
+  const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, extraRouters: [gateway.router] });
   api.outbox.relay.start();
-  const notifier = createNotifierRuntime({
-    database,
-    backbone,
-    logger: logger.child({ component: 'notifier' }),
-    core: createCoreClient({ coreUrl, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS }),
-  });
+  const notifier = createNotifierRuntime({ platform, logger: logger.child({ component: 'notifier' }) });
   await notifier.start();
 
-  // Stream GETs and plain appends are served on Node's own request and response; the rest by express.
-  const http = await listen(gateway.listenerFor(api.listener), config.PORT, config.HOST);
+  const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes], api.app), config.http.port, config.http.host, config.http.limits);
   const url = `http://127.0.0.1:${http.port}`;
-  logger.info({ url, coreUrl, database: database.kind, backbone: config.REDIS_URL ? 'redis' : 'in-process' }, 'chat listening');
+  logger.info({ url, coreUrl, database: platform.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'chat listening');
 
-  const banner = await demoBanner({ url, coreUrl, devCore: config.PRINT_DEMO_TOKENS ? devCore : undefined });
+  const banner = await demoBanner({ url, coreUrl, devCore: config.printDemoTokens ? devCore : undefined });
   return {
     url,
     coreUrl,
     banner,
     async stop() {
-      const closing = http.shutdown(config.API_SHUTDOWN_GRACE_MS);
-      await gateway.drain(config.GATEWAY_DRAIN_MS);
+      const closing = http.shutdown(config.api.shutdownGraceMs);
+      await gateway.drain(config.gateway.drainMs);
       await gateway.close();
       await closing;
-      await leases.close();
       await api.outbox.relay.stop();
       await api.outbox.flush();
       await notifier.stop();
-      await rateLimiter.close?.();
-      await backbone.close();
-      await database.close();
+      await platform.close();
       await devCore?.close();
     },
   };

@@ -1,22 +1,76 @@
-import { ApiEnvSchema } from '@chat/api';
-import { parseEnv } from '@chat/service-config';
-import { GatewayEngineEnvSchema } from '@chat/stream-gateway';
+/**
+ * The all-in-one process's settings: the API's and the gateway's, plus the embedded dev-core's and
+ * the demo output, read from the environment once at start into one typed, nested object. The
+ * all-in-one is a development setup, so it always runs in development mode.
+ */
+import { apiEnvFields, apiServiceConfigOf, type ApiServiceConfig } from '@chat/api';
+import {
+  coreFields,
+  cursorConfigOf,
+  cursorFields,
+  databaseConfigOf,
+  databaseFields,
+  flag,
+  httpConfigOf,
+  httpFields,
+  loadConfig,
+  logConfigOf,
+  logFields,
+  port,
+  redisConfigOf,
+  redisFields,
+  type CursorConfig,
+  type DatabaseConfig,
+  type HttpServerConfig,
+  type RedisConfig,
+} from '@chat/service-config';
+import { gatewayEnvFields, gatewayServiceConfigOf, type GatewayServiceConfig } from '@chat/stream-gateway';
 import { z } from 'zod';
 
-const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
-
-/** The all-in-one process: the API's and the gateway's settings, plus the embedded dev-core's and the demo output. */
-export const AllInOneEnvSchema = ApiEnvSchema.extend(GatewayEngineEnvSchema.shape).extend({
-  /** Port of the embedded dev-core (0 picks a free one). Unused when CORE_URL is set. @defaultValue 8081 */
-  DEV_CORE_PORT: z.coerce.number().int().min(0).max(65_535).default(8081),
-  /** Fixture file of the embedded dev-core. @defaultValue the bundled demo fixture */
-  DEV_CORE_FIXTURE: z.string().min(1).optional(),
-  /** Print demo tokens at start (only with the embedded dev-core). @defaultValue true */
-  PRINT_DEMO_TOKENS: flag.default(true),
+export const AllInOneEnvSchema = z.object({
+  ...httpFields,
+  ...databaseFields,
+  ...redisFields,
+  ...coreFields,
+  ...cursorFields,
+  ...logFields,
+  ...apiEnvFields,
+  ...gatewayEnvFields,
+  DEV_CORE_PORT: port.default(8081).describe('port of dev-core (0 picks a free one and prints it); in the all-in-one, unused when `CORE_URL` is set'),
+  DEV_CORE_FIXTURE: z.string().min(1).optional().describe("dev-core's data file; unset means the bundled demo fixture"),
+  PRINT_DEMO_TOKENS: flag.default(true).describe('print demo tokens at start (embedded dev-core only)'),
 });
 
-export type AllInOneConfig = z.infer<typeof AllInOneEnvSchema>;
+export interface AllInOneConfig {
+  /** `pretty`: human-readable lines, for a terminal. */
+  log: { level: string; pretty: boolean };
+  http: HttpServerConfig;
+  database: DatabaseConfig;
+  redis: RedisConfig;
+  /** `url` unset: the process starts its own dev-core. */
+  core: { url: string | undefined; serviceToken: string; timeoutMs: number };
+  cursor: CursorConfig;
+  api: ApiServiceConfig;
+  gateway: GatewayServiceConfig;
+  devCore: { port: number; fixturePath: string | undefined };
+  printDemoTokens: boolean;
+}
 
-export function loadAllInOneConfig(env: NodeJS.ProcessEnv): AllInOneConfig {
-  return parseEnv(AllInOneEnvSchema, env);
+/**
+ * Parses the environment; a bad value fails the start naming it. `terminal`: stdout is a terminal,
+ * so logs are written for a person rather than a collector.
+ */
+export function loadAllInOneConfig(env: NodeJS.ProcessEnv, options: { terminal?: boolean } = {}): AllInOneConfig {
+  return loadConfig(AllInOneEnvSchema, env, (e) => ({
+    log: { ...logConfigOf(e), pretty: options.terminal === true },
+    http: httpConfigOf(e),
+    database: databaseConfigOf(e),
+    redis: redisConfigOf(e),
+    core: { url: e.CORE_URL, serviceToken: e.CORE_SERVICE_TOKEN, timeoutMs: e.CORE_TIMEOUT_MS },
+    cursor: cursorConfigOf(e),
+    api: apiServiceConfigOf(e),
+    gateway: gatewayServiceConfigOf(e),
+    devCore: { port: e.DEV_CORE_PORT, fixturePath: e.DEV_CORE_FIXTURE },
+    printDemoTokens: e.PRINT_DEMO_TOKENS,
+  }));
 }

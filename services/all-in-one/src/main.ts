@@ -1,20 +1,14 @@
 /**
- * The all-in-one process: API (and, as they land, the stream gateway and notifier) with an embedded
- * dev-core, on PGlite and the in-process backbone by default, or on PostgreSQL and Redis when
- * DATABASE_URL and REDIS_URL are set. Several of these on one PostgreSQL, Redis and core form a cluster.
+ * The all-in-one process: API, stream gateway and notifier with an embedded dev-core, on PGlite and
+ * the in-process backbone by default, or on PostgreSQL and Redis when DATABASE_URL and REDIS_URL are
+ * set. Several of these on one PostgreSQL, Redis and core form a cluster.
  */
 import { once } from 'node:events';
+import { loadConfigOrExit } from '@chat/service-config';
 import { loadAllInOneConfig } from './config.ts';
 import { startAllInOne } from './all-in-one.ts';
 
-let config;
-try {
-  config = loadAllInOneConfig(process.env);
-} catch (err) {
-  process.stderr.write(`${(err as Error).message}\n`);
-  process.exit(2);
-}
-
+const config = loadConfigOrExit(() => loadAllInOneConfig(process.env, { terminal: process.stdout.isTTY === true }));
 const running = await startAllInOne(config);
 process.stdout.write(running.banner);
 

@@ -1,44 +1,103 @@
 /**
- * The API's settings, read from the environment once at start. Nothing else reads `process.env`.
+ * The API's settings, read from the environment once at start and handed on as one typed, nested
+ * object. Nothing else reads `process.env`.
  */
-import { parseEnv, port, positiveInt, sharedEnvFields } from '@chat/service-config';
+import {
+  adminHostOf,
+  assertSafeOutsideDevelopment,
+  coreConfigOf,
+  cursorConfigOf,
+  databaseConfigOf,
+  developmentModeOf,
+  httpConfigOf,
+  loadConfig,
+  logConfigOf,
+  port,
+  positiveInt,
+  redisConfigOf,
+  sharedEnvFields,
+  type CoreConfig,
+} from '@chat/service-config';
 import { z } from 'zod';
+
+/** The API's own variables, spread into the standalone API's and the all-in-one's schemas. */
+export const apiEnvFields = {
+  API_BODY_LIMIT_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(262_144).describe('largest JSON request body in bytes (a 16 KiB body written as `\\u` escapes fits)'),
+  API_SHUTDOWN_GRACE_MS: positiveInt.max(600_000).default(10_000).describe('how long SIGTERM waits for in-flight requests before closing connections'),
+  APPEND_RATE_LIMIT: positiveInt.default(120).describe('appends allowed per window per rate key'),
+  APPEND_RATE_WINDOW_SECONDS: positiveInt.max(86_400).default(60).describe('fixed window length; `Retry-After` counts whole seconds to its end'),
+  APPEND_RATE_SCOPE: z.enum(['sender-room', 'sender']).default('sender-room').describe('rate key: each sender per room (`sender-room`), or each sender across rooms (`sender`)'),
+  APPEND_RATE_FAILURE_MODE: z.enum(['open', 'closed']).default('open').describe('Redis unreachable: `open` lets appends through (PostgreSQL stays the record), `closed` answers 503'),
+  APPEND_RATE_TIMEOUT_MS: positiveInt.max(10_000).default(1000).describe('longest wait for the shared rate window before the failure mode applies'),
+};
 
 export const ApiEnvSchema = z.object({
   ...sharedEnvFields,
-  /** Base URL of the core service. Required for the API alone (the all-in-one starts its own). */
-  CORE_URL: z.string().url().optional(),
-  /** Largest JSON request body in bytes (room for a 16 KiB body written as \\u escapes). @defaultValue 262144 */
-  API_BODY_LIMIT_BYTES: positiveInt.min(1024).max(10 * 1024 * 1024).default(262_144),
-  /** Port of the admin server (/healthz, /readyz, /metrics); 0 picks a free one. @defaultValue 9090 */
-  API_ADMIN_PORT: port.default(9090),
-  /** How long SIGTERM waits for in-flight requests before closing connections. @defaultValue 10000 */
-  API_SHUTDOWN_GRACE_MS: positiveInt.max(600_000).default(10_000),
-  /** Appends allowed per window per rate key. @defaultValue 120 */
-  APPEND_RATE_LIMIT: positiveInt.default(120),
-  /** Length of the append rate window in seconds. @defaultValue 60 */
-  APPEND_RATE_WINDOW_SECONDS: positiveInt.max(86_400).default(60),
-  /** What one window counts: each sender per room, or each sender across rooms. @defaultValue sender-room */
-  APPEND_RATE_SCOPE: z.enum(['sender-room', 'sender']).default('sender-room'),
-  /** With Redis unreachable: `open` lets appends through, `closed` answers 503. @defaultValue open */
-  APPEND_RATE_FAILURE_MODE: z.enum(['open', 'closed']).default('open'),
-  /** Longest wait for the shared rate window in Redis before APPEND_RATE_FAILURE_MODE applies. @defaultValue 1000 */
-  APPEND_RATE_TIMEOUT_MS: positiveInt.max(10_000).default(1000),
-  /**
-   * TEST ONLY: `commit:N` kills the process (SIGKILL) right after the Nth new message's commit and
-   * before its publish; `publish:N` after its publish and before the response. Never set in production.
-   * @defaultValue unset (off)
-   */
-  CHAT_TEST_FAULT_EXIT_AFTER_COMMIT: z
-    .string()
-    .regex(/^(commit|publish):[1-9][0-9]*$/, 'must be commit:N or publish:N')
-    .transform((v) => {
-      const [point, nth] = v.split(':') as ['commit' | 'publish', string];
-      return { point, nth: Number(nth) };
-    })
-    .optional(),
+  ...apiEnvFields,
+  API_ADMIN_PORT: port.default(9090).describe('admin server port (`/healthz`, `/readyz`, `/metrics`); 0 picks a free one'),
 });
 
-export type ApiEnv = z.infer<typeof ApiEnvSchema>;
+type ParsedApiFields = z.output<z.ZodObject<typeof apiEnvFields>>;
 
-export { parseEnv };
+/** The append rate window. */
+export interface RateLimitConfig {
+  limit: number;
+  windowSeconds: number;
+  scope: 'sender-room' | 'sender';
+  failureMode: 'open' | 'closed';
+  timeoutMs: number;
+}
+
+/** What the API itself (not the platform under it) is tuned by. */
+export interface ApiServiceConfig {
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+  rateLimit: RateLimitConfig;
+}
+
+export const apiServiceConfigOf = (e: ParsedApiFields): ApiServiceConfig => ({
+  bodyLimitBytes: e.API_BODY_LIMIT_BYTES,
+  shutdownGraceMs: e.API_SHUTDOWN_GRACE_MS,
+  rateLimit: {
+    limit: e.APPEND_RATE_LIMIT,
+    windowSeconds: e.APPEND_RATE_WINDOW_SECONDS,
+    scope: e.APPEND_RATE_SCOPE,
+    failureMode: e.APPEND_RATE_FAILURE_MODE,
+    timeoutMs: e.APPEND_RATE_TIMEOUT_MS,
+  },
+});
+
+/** The standalone API's configuration. */
+export interface ApiConfig {
+  developmentMode: boolean;
+  log: { level: string };
+  http: ReturnType<typeof httpConfigOf>;
+  admin: { host: string; port: number };
+  database: ReturnType<typeof databaseConfigOf>;
+  redis: ReturnType<typeof redisConfigOf>;
+  core: CoreConfig;
+  cursor: ReturnType<typeof cursorConfigOf>;
+  api: ApiServiceConfig;
+}
+
+/**
+ * Parses the standalone API's environment. CORE_URL is required, and outside development mode the
+ * public development token and plain-http core off loopback are refused.
+ */
+export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
+  return loadConfig(ApiEnvSchema, env, (e) => {
+    const config: ApiConfig = {
+      developmentMode: developmentModeOf(e),
+      log: logConfigOf(e),
+      http: httpConfigOf(e),
+      admin: { host: adminHostOf(e), port: e.API_ADMIN_PORT },
+      database: databaseConfigOf(e),
+      redis: redisConfigOf(e),
+      core: coreConfigOf(e),
+      cursor: cursorConfigOf(e),
+      api: apiServiceConfigOf(e),
+    };
+    assertSafeOutsideDevelopment({ developmentMode: config.developmentMode, coreUrl: config.core.url, serviceToken: config.core.serviceToken });
+    return config;
+  });
+}

@@ -2,7 +2,6 @@ import type { CoreClient, TokenVerifier } from '@chat/authz-client';
 import type { CursorCodec } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 import type { Store } from '@chat/store';
-import type { AppendFaults } from './domain/append-faults.ts';
 import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from './outbox/outbox.ts';
 import type { ApiMetrics } from './metrics.ts';
@@ -20,8 +19,6 @@ export interface ApiDeps {
   /** Sends a just-committed message to the backbone; the outbox relay covers whatever it misses. */
   publisher: CommittedMessagePublisher;
   rateLimiter: AppendRateLimiter;
-  /** Test-only crash points of the append path; no-ops unless CHAT_TEST_FAULT_EXIT_AFTER_COMMIT is set. */
-  faults: AppendFaults;
   metrics: ApiMetrics;
   limits: { bodyLimitBytes: number };
 }

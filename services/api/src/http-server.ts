@@ -1,6 +1,7 @@
 import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '@chat/observability';
 
 export interface RunningHttpServer {
   server: Server;
@@ -12,13 +13,10 @@ export interface RunningHttpServer {
   shutdown(graceMs: number): Promise<void>;
 }
 
-/** Listens and resolves once the port is open. */
-export async function listen(listener: RequestListener, port: number, host: string): Promise<RunningHttpServer> {
-  const server = createServer(listener).listen(port, host);
+/** Listens with the slow-client limits set (reliability test 13) and resolves once the port is open. */
+export async function listen(listener: RequestListener, port: number, host: string, limits: HttpServerLimits = DEFAULT_HTTP_SERVER_LIMITS): Promise<RunningHttpServer> {
+  const server = createLimitedServer(listener, limits).listen(port, host);
   await once(server, 'listening');
-  // Slow clients must not hold a socket forever (reliability test 13); streams opt out per request.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
   return {
     server,
     port: (server.address() as AddressInfo).port,

@@ -1,7 +1,9 @@
 export { createApiApp } from './app.ts';
 export { createApiRuntime, type ApiRuntime, type ApiRuntimeOptions } from './runtime.ts';
-export { ApiEnvSchema, parseEnv, type ApiEnv } from './config.ts';
+export { startApiService, type ApiServiceHooks, type RunningApiService } from './api-service.ts';
+export { ApiEnvSchema, apiEnvFields, apiServiceConfigOf, loadApiConfig, type ApiConfig, type ApiServiceConfig, type RateLimitConfig } from './config.ts';
+export { IngressErrorsEnvSchema } from './ingress-errors-config.ts';
 export type { ApiDeps } from './deps.ts';
 export type { AppendRateLimiter, AppendRateKey } from './domain/append-rate-limiter.ts';
-export { createRateLimiter } from './rate-limiter.ts';
+export type { CommittedEntry, CommittedMessagePublisher } from './outbox/outbox.ts';
 export { listen, type RunningHttpServer } from './http-server.ts';

@@ -4,21 +4,21 @@
  * see `routes/ingress-error.routes.ts`. SIGTERM/SIGINT stop it after in-flight answers.
  */
 import { once } from 'node:events';
-import { createServer } from 'node:http';
-import { createLogger, startAdminServer } from '@chat/observability';
+import { createLimitedServer, createLogger, startAdminServer } from '@chat/observability';
+import { loadConfigOrExit } from '@chat/service-config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadIngressErrorsConfig } from './ingress-errors-config.ts';
 import { createIngressErrorListener } from './routes/ingress-error.routes.ts';
 
-const config = loadIngressErrorsConfig(process.env);
-const logger = createLogger({ name: 'ingress-errors', level: config.LOG_LEVEL });
+const config = loadConfigOrExit(() => loadIngressErrorsConfig(process.env));
+const logger = createLogger({ name: 'ingress-errors', level: config.log.level });
 const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'chat_ingress_errors_' });
-const server = createServer(createIngressErrorListener({ logger, registry })).listen(config.PORT, config.HOST);
+const server = createLimitedServer(createIngressErrorListener({ logger, registry }), config.http.limits).listen(config.http.port, config.http.host);
 await once(server, 'listening');
 let draining = false;
-const admin = await startAdminServer({ port: config.INGRESS_ERRORS_ADMIN_PORT, host: config.HOST, registry, checks: [], isDraining: () => draining });
-logger.info({ port: config.PORT, admin: admin.url }, 'ingress error backend listening');
+const admin = await startAdminServer({ port: config.admin.port, host: config.admin.host, registry, checks: [], isDraining: () => draining });
+logger.info({ port: config.http.port, admin: admin.url }, 'ingress error backend listening');
 
 async function shutdown(signal: string): Promise<void> {
   if (draining) return;

@@ -1,64 +1,65 @@
-import { createCoreClient, createTokenVerifier } from '@chat/authz-client';
-import type { Backbone } from '@chat/backbone';
+import { createHttpEntry, type FastRoute } from '@chat/http-kit';
 import type { Logger } from '@chat/observability';
-import { createStore, loadCursorCodec, type Database } from '@chat/store';
+import type { Platform } from '@chat/platform';
 import type { RequestListener } from 'node:http';
 import type { Express, Router } from 'express';
 import { createApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
-import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
-import { NO_APPEND_FAULTS, type AppendFaults } from './domain/append-faults.ts';
-import { createOutbox, type Outbox } from './outbox/outbox.ts';
+import { createOutbox, type CommittedMessagePublisher, type Outbox } from './outbox/outbox.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
-import { createApiListener } from './routes/append-listener.ts';
+import { appendFastRoutes } from './routes/append-listener.ts';
 
 export interface ApiRuntimeOptions {
-  database: Database;
-  backbone: Backbone;
-  rateLimiter: AppendRateLimiter;
+  /** The process's shared resources (store, backbone, core, tokens, cursors, rate limiter). */
+  platform: Platform;
   logger: Logger;
-  core: { url: string; serviceToken: string; timeoutMs: number };
-  cursor: { secret?: string | undefined; previousSecrets: string[] };
   bodyLimitBytes: number;
+  /** Extra routers mounted before the 404 fallback (the all-in-one mounts the stream gateway's). */
   extraRouters?: Router[];
   /** @defaultValue a fresh registry with the API's instruments */
   metrics?: ApiMetrics;
-  /** Test-only crash points of the append path. @defaultValue none */
-  faults?: AppendFaults;
+  /**
+   * Wraps the publisher each append hands its committed message to; the crash tests put their kill
+   * points here. @defaultValue none
+   */
+  decoratePublisher?: (publisher: CommittedMessagePublisher) => CommittedMessagePublisher;
+  /** @defaultValue () => new Date() */
+  clock?: () => Date;
 }
 
 export interface ApiRuntime {
   deps: ApiDeps;
   app: Express;
-  /** What the API's server runs: plain appends without express, everything else through `app`. */
+  /** The API's fast routes (plain appends), for the process's HTTP entry. */
+  fastRoutes: FastRoute[];
+  /** The standalone API's HTTP entry: its fast routes first, `app` for everything else. */
   listener: RequestListener;
   /** Start its relay; on shutdown, after the server stops, stop the relay and flush. */
   outbox: Outbox;
+  /** Stops recording core calls into this runtime's metrics. */
+  detach(): void;
 }
 
-/** Wires the API's dependencies over an opened (and migrated) database and a backbone. */
-export async function createApiRuntime(options: ApiRuntimeOptions): Promise<ApiRuntime> {
-  const store = createStore(options.database);
-  const metrics = options.metrics ?? createApiMetrics({ outbox: store.outbox });
-  const outbox = createOutbox({ store, backbone: options.backbone, logger: options.logger });
+/** Wires the API's routes and use cases over the process's platform. */
+export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
+  const { platform, logger } = options;
+  const metrics = options.metrics ?? createApiMetrics({ outbox: platform.store.outbox });
+  const detach = platform.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
+  const outbox = createOutbox({ store: platform.store, backbone: platform.backbone, logger });
+  const publisher = outbox.publisher;
   const deps: ApiDeps = {
-    store,
-    tokens: createTokenVerifier({ coreUrl: options.core.url }),
-    core: createCoreClient({
-      coreUrl: options.core.url,
-      serviceToken: options.core.serviceToken,
-      timeoutMs: options.core.timeoutMs,
-      observe: (operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds),
-    }),
-    cursors: await loadCursorCodec(store.serviceKeys, options.cursor),
-    logger: options.logger,
-    clock: () => new Date(),
-    publisher: outbox.publisher,
-    rateLimiter: options.rateLimiter,
-    faults: options.faults ?? NO_APPEND_FAULTS,
+    store: platform.store,
+    tokens: platform.tokens,
+    core: platform.core,
+    cursors: platform.cursors,
+    logger,
+    clock: options.clock ?? (() => new Date()),
+    publisher: options.decoratePublisher ? options.decoratePublisher(publisher) : publisher,
+    rateLimiter: platform.rateLimiter,
     metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
   };
   const app = createApiApp(deps, options.extraRouters ? { extraRouters: options.extraRouters } : {});
-  return { deps, app, listener: createApiListener(deps, app), outbox };
+  const fastRoutes = appendFastRoutes(deps);
+  return { deps, app, fastRoutes, listener: createHttpEntry(fastRoutes, app), outbox, detach: () => void detach() };
 }

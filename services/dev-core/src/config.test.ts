@@ -4,12 +4,11 @@ import { DEFAULT_SERVICE_TOKEN, loadConfig } from './config.ts';
 describe('dev-core config', () => {
   it('has documented defaults', () => {
     expect(loadConfig({})).to.deep.equal({
-      port: 8081,
-      host: '127.0.0.1',
+      http: { port: 8081, host: '127.0.0.1', limits: { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 20_000 } },
       fixturePath: undefined,
       publicUrl: undefined,
       serviceToken: DEFAULT_SERVICE_TOKEN,
-      logLevel: 'info',
+      log: { level: 'info' },
     });
   });
 
@@ -21,8 +20,11 @@ describe('dev-core config', () => {
       DEV_CORE_PUBLIC_URL: 'http://core.local:9000',
       DEV_CORE_SERVICE_TOKEN: 'x'.repeat(20),
       DEV_CORE_LOG_LEVEL: 'warn',
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
     });
-    expect(config).to.include({ port: 0, host: '0.0.0.0', fixturePath: '/tmp/f.json', publicUrl: 'http://core.local:9000', logLevel: 'warn' });
+    expect(config).to.deep.include({ fixturePath: '/tmp/f.json', publicUrl: 'http://core.local:9000', log: { level: 'warn' } });
+    expect(config.http).to.deep.include({ port: 0, host: '0.0.0.0' });
+    expect(config.http.limits.headersTimeoutMs).to.equal(1000);
   });
 
   for (const [name, value] of [

@@ -1,9 +1,9 @@
-import { pino, type Level, type Logger } from 'pino';
+import { createLogger as createServiceLogger, type Logger } from '@chat/observability';
 
 /**
- * dev-core's root logger. Request logs carry method, path and status only: headers hold tokens, and
- * no token may reach a log line.
+ * dev-core's root logger, with chat's redaction: request logs carry method, path and status only,
+ * since headers hold tokens and no token may reach a log line.
  */
-export function createLogger(level: Level | 'silent' = 'info'): Logger {
-  return pino({ name: 'dev-core', level, redact: ['req.headers.authorization', 'token'] });
+export function createLogger(level: string = 'info'): Logger {
+  return createServiceLogger({ name: 'dev-core', level });
 }

@@ -1,14 +1,16 @@
+import { ConfigError } from '@chat/service-config';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startDevCore } from './server.ts';
 
 /** CLI: `pnpm dev-core`. Prints the URL (the port is only known here when DEV_CORE_PORT=0). */
 async function run(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.log.level);
   const devCore = await startDevCore({
-    port: config.port,
-    host: config.host,
+    port: config.http.port,
+    host: config.http.host,
+    limits: config.http.limits,
     ...(config.fixturePath === undefined ? {} : { fixturePath: config.fixturePath }),
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     serviceToken: config.serviceToken,
@@ -25,5 +27,5 @@ async function run(): Promise<void> {
 
 run().catch((err: unknown) => {
   console.error(`dev-core failed to start: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
+  process.exit(err instanceof ConfigError ? 2 : 1);
 });

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '@chat/observability';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { DEFAULT_SERVICE_TOKEN } from './config.ts';
@@ -29,6 +29,8 @@ export interface StartDevCoreOptions {
   serviceToken?: string;
   /** @defaultValue a pino logger at level info */
   logger?: Logger;
+  /** Header, request and keep-alive timeouts and the connection cap. @defaultValue DEFAULT_HTTP_SERVER_LIMITS */
+  limits?: HttpServerLimits;
 }
 
 export interface DevCoreHandle {
@@ -61,7 +63,7 @@ export async function startDevCore(options: StartDevCoreOptions): Promise<DevCor
     serviceToken: options.serviceToken ?? DEFAULT_SERVICE_TOKEN,
     logger,
   };
-  const server = createServer(createDevCoreListener(ctx, createApp(ctx))).listen(options.port, options.host ?? '127.0.0.1');
+  const server = createLimitedServer(createDevCoreListener(ctx, createApp(ctx)), options.limits ?? DEFAULT_HTTP_SERVER_LIMITS).listen(options.port, options.host ?? '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   if (publicUrl === '') publicUrl = `http://127.0.0.1:${port}`;

@@ -1,62 +1,93 @@
 /**
- * The standalone notifier's settings, read from the environment once at start. Nothing else reads
- * `process.env`.
+ * The standalone notifier's settings, read from the environment once at start and handed on as one
+ * typed, nested object. Nothing else reads `process.env`.
  */
+import {
+  adminFields,
+  adminHostOf,
+  assertSafeOutsideDevelopment,
+  coreConfigOf,
+  coreFields,
+  databaseFields,
+  developmentFields,
+  developmentModeOf,
+  loadConfig,
+  logConfigOf,
+  logFields,
+  port,
+  positiveInt,
+  redisFields,
+  type CoreConfig,
+} from '@chat/service-config';
 import { z } from 'zod';
-
-const positiveInt = z.coerce.number().int().positive();
+import type { NotifierSettingsInput } from './runtime.ts';
 
 export const NotifierEnvSchema = z.object({
-  /** PostgreSQL URL (required: the standalone notifier shares the database with the API). */
-  DATABASE_URL: z.string().url(),
-  /** Connections in the PostgreSQL pool. @defaultValue 10 */
-  DATABASE_POOL_SIZE: positiveInt.max(500).default(10),
-  /** Redis URL of the Streams backbone (required). */
-  REDIS_URL: z.string().url(),
-  /** First segment of every backbone key; must match the API's. @defaultValue chat */
-  REDIS_KEY_PREFIX: z.string().min(1).max(64).regex(/^[^{}]+$/).default('chat'),
-  /** Base URL of the core service (required). */
-  CORE_URL: z.string().url(),
-  /** Bearer credential chat presents to core's service API. @defaultValue dev-core's development value */
-  CORE_SERVICE_TOKEN: z.string().min(16).default('dev-core-service-token'),
-  /** Timeout of one call to core, in milliseconds. @defaultValue 2000 */
-  CORE_TIMEOUT_MS: positiveInt.max(60_000).default(2000),
-  /** Consumer group on the `messages` channel. @defaultValue notifier */
-  NOTIFIER_GROUP: z.string().min(1).max(64).default('notifier'),
-  /** This member's name in the group; unset means host name, pid and a random suffix. */
-  NOTIFIER_CONSUMER_NAME: z.string().min(1).max(128).optional(),
-  /** Backbone entries read per partition per round. @defaultValue 64 */
-  NOTIFIER_BATCH_SIZE: positiveInt.max(10_000).default(64),
-  /** A crashed member's pending entries are taken over after this long (ms). @defaultValue 30000 */
-  NOTIFIER_CLAIM_IDLE_MS: positiveInt.default(30_000),
-  /** Deliveries of one backbone entry before it is dead-lettered. @defaultValue 5 */
-  NOTIFIER_MAX_DELIVERIES: positiveInt.max(1000).default(5),
-  /** Pause between fan-out sweeps (ms). @defaultValue 1000 */
-  NOTIFIER_SWEEP_INTERVAL_MS: positiveInt.default(1000),
-  /** Fan-out rows younger than this (ms) are left to the backbone path. @defaultValue 5000 */
-  NOTIFIER_SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(5000),
-  /** Fan-out rows claimed per sweep. @defaultValue 100 */
-  NOTIFIER_SWEEP_BATCH_SIZE: positiveInt.max(10_000).default(100),
-  /** Fan-out runs at once, on the backbone path and in the sweeper each. @defaultValue 8 */
-  NOTIFIER_CONCURRENCY: positiveInt.max(256).default(8),
-  /** How long a claim keeps other notifiers off a fan-out row (ms). @defaultValue 30000 */
-  NOTIFIER_LEASE_MS: positiveInt.default(30_000),
-  /** Failed attempts before a fan-out row is dead-lettered. @defaultValue 5 */
-  NOTIFIER_MAX_ATTEMPTS: positiveInt.max(1000).default(5),
-  /** First retry delay after a failed attempt (ms); doubles per attempt up to 60 s. @defaultValue 1000 */
-  NOTIFIER_RETRY_DELAY_MS: positiveInt.default(1000),
-  /** Port of the admin server (/healthz, /readyz, /metrics); 0 picks a free one. @defaultValue 9092 */
-  NOTIFIER_ADMIN_PORT: z.coerce.number().int().min(0).max(65_535).default(9092),
-  /** pino log level. @defaultValue info */
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...developmentFields,
+  DATABASE_URL: databaseFields.DATABASE_URL.unwrap().describe(databaseFields.DATABASE_URL.description!),
+  DATABASE_POOL_SIZE: databaseFields.DATABASE_POOL_SIZE,
+  REDIS_URL: redisFields.REDIS_URL.unwrap().describe(redisFields.REDIS_URL.description!),
+  REDIS_KEY_PREFIX: redisFields.REDIS_KEY_PREFIX,
+  CORE_URL: coreFields.CORE_URL.unwrap().describe(coreFields.CORE_URL.description!),
+  CORE_SERVICE_TOKEN: coreFields.CORE_SERVICE_TOKEN,
+  CORE_TIMEOUT_MS: coreFields.CORE_TIMEOUT_MS,
+  ...adminFields,
+  NOTIFIER_ADMIN_PORT: port.default(9092).describe('admin server port (`/healthz`, `/readyz`, `/metrics`); 0 picks a free one'),
+  NOTIFIER_GROUP: z.string().min(1).max(64).default('notifier').describe('consumer group on the `mentions` channel'),
+  NOTIFIER_CONSUMER_NAME: z.string().min(1).max(128).optional().describe("this member's name in the group; unset means host name, pid and a random suffix"),
+  NOTIFIER_BATCH_SIZE: positiveInt.max(10_000).default(64).describe('backbone entries read per partition per round'),
+  NOTIFIER_CLAIM_IDLE_MS: positiveInt.default(30_000).describe("a crashed member's pending entries are taken over after this long"),
+  NOTIFIER_MAX_DELIVERIES: positiveInt.max(1000).default(5).describe('deliveries of one backbone entry before it is dead-lettered'),
+  NOTIFIER_SWEEP_INTERVAL_MS: positiveInt.default(1000).describe('pause between sweeps of the durable fan-out table'),
+  NOTIFIER_SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(5000).describe('fan-out rows younger than this are left to the backbone path'),
+  NOTIFIER_SWEEP_BATCH_SIZE: positiveInt.max(10_000).default(100).describe('fan-out rows claimed per sweep'),
+  NOTIFIER_CONCURRENCY: positiveInt.max(256).default(8).describe('fan-out runs at once, on the backbone path and in the sweeper each'),
+  NOTIFIER_LEASE_MS: positiveInt.default(30_000).describe('how long a claim keeps other notifiers off a fan-out row'),
+  NOTIFIER_MAX_ATTEMPTS: positiveInt.max(1000).default(5).describe('failed attempts before a fan-out row is dead-lettered (core or store outages do not count)'),
+  NOTIFIER_RETRY_DELAY_MS: positiveInt.default(1000).describe('first retry delay after a failed attempt; doubles per attempt up to 60 s'),
+  ...logFields,
 });
 
-export type NotifierEnv = z.infer<typeof NotifierEnvSchema>;
+/** The standalone notifier's configuration. */
+export interface NotifierConfig {
+  developmentMode: boolean;
+  log: { level: string };
+  admin: { host: string; port: number };
+  database: { url: string; poolSize: number };
+  redis: { url: string; keyPrefix: string };
+  core: CoreConfig;
+  notifier: NotifierSettingsInput;
+}
 
-/** Parses the environment; a bad value fails start with a message naming every bad variable. */
-export function loadNotifierConfig(env: NodeJS.ProcessEnv): NotifierEnv {
-  const parsed = NotifierEnvSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ');
-  throw new Error(`Invalid configuration: ${problems}`);
+/** Parses the environment; a bad value, or an unsafe one outside development mode, fails start naming it. */
+export function loadNotifierConfig(env: NodeJS.ProcessEnv): NotifierConfig {
+  return loadConfig(NotifierEnvSchema, env, (e) => {
+    const config: NotifierConfig = {
+      developmentMode: developmentModeOf(e),
+      log: logConfigOf(e),
+      admin: { host: adminHostOf(e), port: e.NOTIFIER_ADMIN_PORT },
+      database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+      redis: { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX },
+      core: coreConfigOf(e),
+      notifier: {
+        consumer: {
+          group: e.NOTIFIER_GROUP,
+          batchSize: e.NOTIFIER_BATCH_SIZE,
+          concurrency: e.NOTIFIER_CONCURRENCY,
+          claimIdleMs: e.NOTIFIER_CLAIM_IDLE_MS,
+          maxDeliveries: e.NOTIFIER_MAX_DELIVERIES,
+          ...(e.NOTIFIER_CONSUMER_NAME ? { consumer: e.NOTIFIER_CONSUMER_NAME } : {}),
+        },
+        sweeper: {
+          intervalMs: e.NOTIFIER_SWEEP_INTERVAL_MS,
+          graceMs: e.NOTIFIER_SWEEP_GRACE_MS,
+          batchSize: e.NOTIFIER_SWEEP_BATCH_SIZE,
+          concurrency: e.NOTIFIER_CONCURRENCY,
+        },
+        processor: { leaseMs: e.NOTIFIER_LEASE_MS, maxAttempts: e.NOTIFIER_MAX_ATTEMPTS, retryDelayMs: e.NOTIFIER_RETRY_DELAY_MS },
+      },
+    };
+    assertSafeOutsideDevelopment({ developmentMode: config.developmentMode, coreUrl: config.core.url, serviceToken: config.core.serviceToken });
+    return config;
+  });
 }

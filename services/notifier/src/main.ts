@@ -2,55 +2,34 @@
  * The standalone notifier: PostgreSQL + Redis Streams + core. SIGTERM (or SIGINT) stops taking work,
  * settles the work in hand, and exits.
  */
-import { createCoreClient } from '@chat/authz-client';
-import { RedisStreamsBackbone } from '@chat/backbone';
 import { createLogger, startAdminServer } from '@chat/observability';
-import { migrate, openDatabase } from '@chat/store';
+import { openPlatform } from '@chat/platform';
+import { loadConfigOrExit } from '@chat/service-config';
 import { loadNotifierConfig } from './config.ts';
 import { createNotifierRuntime } from './runtime.ts';
 
 async function main(): Promise<void> {
-  const config = loadNotifierConfig(process.env);
-  const logger = createLogger({ name: 'notifier', level: config.LOG_LEVEL });
-  const database = await openDatabase({ kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
-  await migrate(database);
-  const backbone = new RedisStreamsBackbone({
-    redis: config.REDIS_URL,
-    keyPrefix: config.REDIS_KEY_PREFIX,
-    onBackgroundError: (err) => logger.warn({ err }, 'backbone background error'),
-  });
-  const runtime = createNotifierRuntime({
-    database,
-    backbone,
-    core: createCoreClient({ coreUrl: config.CORE_URL, serviceToken: config.CORE_SERVICE_TOKEN, timeoutMs: config.CORE_TIMEOUT_MS }),
-    logger,
-    settings: {
-      consumer: {
-        group: config.NOTIFIER_GROUP,
-        batchSize: config.NOTIFIER_BATCH_SIZE,
-        concurrency: config.NOTIFIER_CONCURRENCY,
-        claimIdleMs: config.NOTIFIER_CLAIM_IDLE_MS,
-        maxDeliveries: config.NOTIFIER_MAX_DELIVERIES,
-        ...(config.NOTIFIER_CONSUMER_NAME ? { consumer: config.NOTIFIER_CONSUMER_NAME } : {}),
-      },
-      sweeper: {
-        intervalMs: config.NOTIFIER_SWEEP_INTERVAL_MS,
-        graceMs: config.NOTIFIER_SWEEP_GRACE_MS,
-        batchSize: config.NOTIFIER_SWEEP_BATCH_SIZE,
-        concurrency: config.NOTIFIER_CONCURRENCY,
-      },
-      processor: { leaseMs: config.NOTIFIER_LEASE_MS, maxAttempts: config.NOTIFIER_MAX_ATTEMPTS, retryDelayMs: config.NOTIFIER_RETRY_DELAY_MS },
+  const config = loadConfigOrExit(() => loadNotifierConfig(process.env));
+  const logger = createLogger({ name: 'notifier', level: config.log.level });
+  const platform = await openPlatform(
+    {
+      database: { url: config.database.url, dataDir: './data', poolSize: config.database.poolSize },
+      redis: config.redis,
+      core: config.core,
+      // The notifier makes no cursors; the codec is loaded all the same, from the database's key.
+      cursor: { secret: undefined, previousSecrets: [] },
     },
-  });
+    logger,
+  );
+  const runtime = createNotifierRuntime({ platform, logger, settings: config.notifier });
   let draining = false;
   const admin = await startAdminServer({
-    port: config.NOTIFIER_ADMIN_PORT,
+    port: config.admin.port,
+    host: config.admin.host,
     registry: runtime.metrics.registry,
-    checks: [
-      { name: 'database', check: () => database.ping() },
-      { name: 'backbone', check: () => backbone.ping() },
-    ],
+    checks: platform.readinessChecks().filter((c) => c.name !== 'core'),
     isDraining: () => draining,
+    logger,
   });
   await runtime.start();
   logger.info({ admin: admin.url }, 'notifier ready');
@@ -62,8 +41,7 @@ async function main(): Promise<void> {
     try {
       await runtime.stop();
       await admin.close();
-      await backbone.close();
-      await database.close();
+      await platform.close();
       process.exit(0);
     } catch (err) {
       // Unsettled rows are not lost: their leases lapse and another notifier takes them.
@@ -76,7 +54,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  // Before the logger exists (bad configuration) stderr is the only place to say why.
+  // Before the logger exists stderr is the only place to say why.
   process.stderr.write(`notifier failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

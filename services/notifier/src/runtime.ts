@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
-import type { CoreClient } from '@chat/authz-client';
-import type { Backbone, Consumer } from '@chat/backbone';
+import type { Consumer } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import { createStore, type Database, type Store } from '@chat/store';
+import type { Platform } from '@chat/platform';
+import type { Store } from '@chat/store';
 import { newUlid } from '@chat/contracts';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics.ts';
 import { FanoutProcessor, type FanoutProcessorSettings } from './workers/fanout-processor.ts';
@@ -29,13 +29,15 @@ export const NOTIFIER_DEFAULTS = {
   processor: { leaseMs: 30_000, maxAttempts: 5, retryDelayMs: 1000, maxRetryDelayMs: 60_000 },
 } as const;
 
+/**
+ * What the notifier takes from the process's platform: the store, the backbone mentions arrive on
+ * (Redis Streams, or the in-process backbone in the all-in-one), and core's client, which it asks
+ * live whether each target may read the message's scope.
+ */
+export type NotifierPlatform = Pick<Platform, 'store' | 'backbone' | 'core'>;
+
 export interface NotifierRuntimeOptions {
-  /** An opened, migrated database (PostgreSQL, or PGlite in the all-in-one). */
-  database: Database;
-  /** Where mentions of committed messages arrive (Redis Streams, or the in-process backbone in the all-in-one). */
-  backbone: Backbone;
-  /** Core's client; the notifier asks it live whether each target may read the message's scope. */
-  core: CoreClient;
+  platform: NotifierPlatform;
   logger: Logger;
   settings?: NotifierSettingsInput;
   /** @defaultValue () => new Date() */
@@ -49,22 +51,22 @@ export interface NotifierRuntime {
   sweeper: FanoutSweeper;
   /** Joins the consumer group and starts sweeping. */
   start(): Promise<void>;
-  /** Stops taking work, settles the work in hand, and returns; the caller then closes backbone and database. */
+  /** Stops taking work, settles the work in hand, and returns; the caller then closes the platform. */
   stop(): Promise<void>;
 }
 
-/** Wires a notifier over an opened database, a backbone and core; nothing runs until `start()`. */
+/** Wires a notifier over the process's platform; nothing runs until `start()`. */
 export function createNotifierRuntime(options: NotifierRuntimeOptions): NotifierRuntime {
   const settings = resolveSettings(options.settings);
   const logger = options.logger.child({ component: 'notifier' });
   const clock = options.clock ?? (() => new Date());
-  const store = createStore(options.database);
+  const { store, backbone, core } = options.platform;
   let consumer: Consumer | undefined;
   const metrics = createNotifierMetrics(
     () => store.mentionFanout.counts(),
     async () => consumer?.stats(),
   );
-  const processor = new FanoutProcessor({ store, core: options.core, backbone: options.backbone, logger, clock }, settings.processor, metrics);
+  const processor = new FanoutProcessor({ store, core, backbone, logger, clock }, settings.processor, metrics);
   const sweeper = new FanoutSweeper(store, processor, settings.sweeper, logger, clock);
   return {
     store,
@@ -72,7 +74,7 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
     processor,
     sweeper,
     async start() {
-      consumer = await startMentionsConsumer(options.backbone, processor, settings.consumer, logger);
+      consumer = await startMentionsConsumer(backbone, processor, settings.consumer, logger);
       sweeper.start();
       logger.info({ group: settings.consumer.group, consumer: settings.consumer.consumer }, 'notifier started');
     },

@@ -1,79 +1,111 @@
 /**
- * The stream gateway's settings, read from the environment once at start. Nothing else reads `process.env`.
+ * The stream gateway's settings, read from the environment once at start and handed on as one
+ * typed, nested object. Nothing else reads `process.env`.
  */
-import { parseEnv, port, positiveInt, sharedEnvFields } from '@chat/service-config';
+import {
+  adminHostOf,
+  assertSafeOutsideDevelopment,
+  coreConfigOf,
+  cursorConfigOf,
+  databaseConfigOf,
+  developmentModeOf,
+  httpConfigOf,
+  loadConfig,
+  logConfigOf,
+  port,
+  positiveInt,
+  redisConfigOf,
+  sharedEnvFields,
+  type CoreConfig,
+} from '@chat/service-config';
 import { z } from 'zod';
+import type { StreamEngineSettings } from './settings.ts';
+
+/** The gateway's own variables, spread into the standalone gateway's and the all-in-one's schemas. */
+export const gatewayEnvFields = {
+  GATEWAY_HEARTBEAT_MS: positiveInt.min(100).default(15_000).describe('interval of `heartbeat` events'),
+  GATEWAY_MAX_STREAM_AGE_MS: positiveInt.min(1000).default(1_800_000).describe("a stream's age (jittered ±20%) at which it gets `handoff` and closes"),
+  GATEWAY_RECHECK_MS: positiveInt.min(100).default(60_000).describe('interval (jittered ±20%) of live authorization rechecks; denial or outage sends `reauthorize`'),
+  GATEWAY_TOKEN_EXPIRY_MARGIN_MS: z.coerce.number().int().min(0).default(5000).describe('a stream closes (with `reauthorize`) this long before its token expires'),
+  GATEWAY_QUEUE_MAX_EVENTS: positiveInt.default(1000).describe('events a client may fall behind before its stream is closed (it resumes from its last id)'),
+  GATEWAY_QUEUE_MAX_BYTES: positiveInt.min(65_536).default(1_048_576).describe('bytes a client may fall behind before its stream is closed'),
+  STREAM_CAP_PER_PRINCIPAL: positiveInt.default(16).describe('room streams one principal may hold across all gateways (429 `STREAM_PRINCIPAL_LIMIT`)'),
+  STREAM_CAP_PER_ROOM: positiveInt.default(2000).describe('streams one room may have across all gateways (429 `STREAM_ROOM_LIMIT`)'),
+  STREAM_CAP_INBOX_PER_PRINCIPAL: positiveInt.default(64).describe('inbox streams one principal may hold across all gateways and repositories (past it: 503 `STREAM_UNAVAILABLE` with `Retry-After`)'),
+  STREAM_LEASE_MS: positiveInt.min(1000).default(30_000).describe("lease of a stream slot; a killed gateway's slots free within it"),
+  GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).default(10_000).describe('window over which SIGTERM hands every stream off before exit'),
+};
 
 export const GatewayEnvSchema = z.object({
   ...sharedEnvFields,
-  /** Base URL of the core service. */
-  CORE_URL: z.string().url(),
-  /** Interval of `heartbeat` events in milliseconds. @defaultValue 15000 */
-  GATEWAY_HEARTBEAT_MS: positiveInt.min(100).default(15_000),
-  /** Maximum age of a stream before `handoff` (jittered ±20%), in milliseconds. @defaultValue 1800000 */
-  GATEWAY_MAX_STREAM_AGE_MS: positiveInt.min(1000).default(1_800_000),
-  /** Interval of live authorization rechecks (jittered ±20%), in milliseconds. @defaultValue 60000 */
-  GATEWAY_RECHECK_MS: positiveInt.min(100).default(60_000),
-  /** A stream closes this many milliseconds before its token expires. @defaultValue 5000 */
-  GATEWAY_TOKEN_EXPIRY_MARGIN_MS: z.coerce.number().int().min(0).default(5000),
-  /** Events a client may fall behind before its stream is closed. @defaultValue 1000 */
-  GATEWAY_QUEUE_MAX_EVENTS: positiveInt.default(1000),
-  /** Bytes a client may fall behind before its stream is closed. @defaultValue 1048576 */
-  GATEWAY_QUEUE_MAX_BYTES: positiveInt.min(65_536).default(1_048_576),
-  /** Streams one principal may hold across all gateways. @defaultValue 16 */
-  STREAM_CAP_PER_PRINCIPAL: positiveInt.default(16),
-  /** Streams one room may have across all gateways. @defaultValue 2000 */
-  STREAM_CAP_PER_ROOM: positiveInt.default(2000),
-  /** Inbox streams one principal may hold across all gateways; past it, 503 STREAM_UNAVAILABLE with Retry-After. @defaultValue 64 */
-  STREAM_CAP_INBOX_PER_PRINCIPAL: positiveInt.default(64),
-  /** Lifetime of a stream-cap lease without renewal (a killed gateway's slots free within it). @defaultValue 30000 */
-  STREAM_LEASE_MS: positiveInt.min(1000).default(30_000),
-  /** Window over which SIGTERM hands every stream off before exit, in milliseconds. @defaultValue 10000 */
-  GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).default(10_000),
-  /** Port of the admin server (/healthz, /readyz, /metrics); 0 picks a free one. @defaultValue 9091 */
-  GATEWAY_ADMIN_PORT: port.default(9091),
+  ...gatewayEnvFields,
+  GATEWAY_ADMIN_PORT: port.default(9091).describe('admin server port (`/healthz`, `/readyz`, `/metrics`); 0 picks a free one'),
 });
 
-export type GatewayEnv = z.infer<typeof GatewayEnvSchema>;
+type ParsedGatewayFields = z.output<z.ZodObject<typeof gatewayEnvFields>>;
 
-/** Parses the environment; a bad value fails the start with every bad variable named. */
-export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayEnv {
-  return parseEnv(GatewayEnvSchema, env);
+/** Stream caps, enforced across gateways through leases. */
+export interface StreamCapsConfig {
+  principalCap: number;
+  roomCap: number;
+  /** Inbox streams per principal, counted apart from room streams. */
+  inboxPrincipalCap: number;
+  leaseMs: number;
 }
 
-/** The engine settings of a parsed environment (shared by the standalone gateway and the all-in-one). */
-export function engineSettingsOf(env: Pick<GatewayEnv, 'GATEWAY_HEARTBEAT_MS' | 'GATEWAY_MAX_STREAM_AGE_MS' | 'GATEWAY_RECHECK_MS' | 'GATEWAY_TOKEN_EXPIRY_MARGIN_MS' | 'GATEWAY_QUEUE_MAX_EVENTS' | 'GATEWAY_QUEUE_MAX_BYTES'>) {
-  return {
-    heartbeatMs: env.GATEWAY_HEARTBEAT_MS,
-    maxStreamAgeMs: env.GATEWAY_MAX_STREAM_AGE_MS,
-    recheckMs: env.GATEWAY_RECHECK_MS,
-    tokenExpiryMarginMs: env.GATEWAY_TOKEN_EXPIRY_MARGIN_MS,
-    maxEvents: env.GATEWAY_QUEUE_MAX_EVENTS,
-    maxBytes: env.GATEWAY_QUEUE_MAX_BYTES,
-  };
+/** What the gateway itself (not the platform under it) is tuned by. */
+export interface GatewayServiceConfig {
+  engine: Partial<StreamEngineSettings>;
+  caps: StreamCapsConfig;
+  drainMs: number;
 }
 
-/** The stream caps of a parsed environment. */
-export function streamCapsOf(env: Pick<GatewayEnv, 'STREAM_CAP_PER_PRINCIPAL' | 'STREAM_CAP_PER_ROOM' | 'STREAM_CAP_INBOX_PER_PRINCIPAL' | 'STREAM_LEASE_MS'>) {
-  return {
-    principalCap: env.STREAM_CAP_PER_PRINCIPAL,
-    roomCap: env.STREAM_CAP_PER_ROOM,
-    inboxPrincipalCap: env.STREAM_CAP_INBOX_PER_PRINCIPAL,
-    leaseMs: env.STREAM_LEASE_MS,
-  };
-}
-
-/** The settings the all-in-one process takes from the gateway's environment. */
-export const GatewayEngineEnvSchema = GatewayEnvSchema.pick({
-  GATEWAY_HEARTBEAT_MS: true,
-  GATEWAY_MAX_STREAM_AGE_MS: true,
-  GATEWAY_RECHECK_MS: true,
-  GATEWAY_TOKEN_EXPIRY_MARGIN_MS: true,
-  GATEWAY_QUEUE_MAX_EVENTS: true,
-  GATEWAY_QUEUE_MAX_BYTES: true,
-  STREAM_CAP_PER_PRINCIPAL: true,
-  STREAM_CAP_PER_ROOM: true,
-  STREAM_CAP_INBOX_PER_PRINCIPAL: true,
-  STREAM_LEASE_MS: true,
-  GATEWAY_DRAIN_MS: true,
+export const gatewayServiceConfigOf = (e: ParsedGatewayFields): GatewayServiceConfig => ({
+  engine: {
+    heartbeatMs: e.GATEWAY_HEARTBEAT_MS,
+    maxStreamAgeMs: e.GATEWAY_MAX_STREAM_AGE_MS,
+    recheckMs: e.GATEWAY_RECHECK_MS,
+    tokenExpiryMarginMs: e.GATEWAY_TOKEN_EXPIRY_MARGIN_MS,
+    maxEvents: e.GATEWAY_QUEUE_MAX_EVENTS,
+    maxBytes: e.GATEWAY_QUEUE_MAX_BYTES,
+  },
+  caps: {
+    principalCap: e.STREAM_CAP_PER_PRINCIPAL,
+    roomCap: e.STREAM_CAP_PER_ROOM,
+    inboxPrincipalCap: e.STREAM_CAP_INBOX_PER_PRINCIPAL,
+    leaseMs: e.STREAM_LEASE_MS,
+  },
+  drainMs: e.GATEWAY_DRAIN_MS,
 });
+
+/** The standalone gateway's configuration. */
+export interface GatewayConfig {
+  developmentMode: boolean;
+  log: { level: string };
+  http: ReturnType<typeof httpConfigOf>;
+  admin: { host: string; port: number };
+  database: ReturnType<typeof databaseConfigOf>;
+  redis: ReturnType<typeof redisConfigOf>;
+  core: CoreConfig;
+  cursor: ReturnType<typeof cursorConfigOf>;
+  gateway: GatewayServiceConfig;
+}
+
+/** Parses the environment; a bad value, or an unsafe one outside development mode, fails the start naming it. */
+export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
+  return loadConfig(GatewayEnvSchema, env, (e) => {
+    const config: GatewayConfig = {
+      developmentMode: developmentModeOf(e),
+      log: logConfigOf(e),
+      http: httpConfigOf(e),
+      admin: { host: adminHostOf(e), port: e.GATEWAY_ADMIN_PORT },
+      database: databaseConfigOf(e),
+      redis: redisConfigOf(e),
+      core: coreConfigOf(e),
+      cursor: cursorConfigOf(e),
+      gateway: gatewayServiceConfigOf(e),
+    };
+    assertSafeOutsideDevelopment({ developmentMode: config.developmentMode, coreUrl: config.core.url, serviceToken: config.core.serviceToken });
+    return config;
+  });
+}

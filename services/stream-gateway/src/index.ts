@@ -1,7 +1,7 @@
 export { createStreamRouter, ROOM_STREAM_PATHS } from './routes/room-streams.routes.ts';
 export { createInboxStreamRouter, INBOX_STREAM_PATH } from './routes/inbox-streams.routes.ts';
 export { createGatewayRuntime, type GatewayRuntime, type GatewayRuntimeOptions } from './runtime.ts';
-export { GatewayEnvSchema, GatewayEngineEnvSchema, engineSettingsOf, streamCapsOf, loadGatewayConfig, type GatewayEnv } from './config.ts';
+export { GatewayEnvSchema, gatewayEnvFields, gatewayServiceConfigOf, loadGatewayConfig, type GatewayConfig, type GatewayServiceConfig, type StreamCapsConfig } from './config.ts';
 export { DEFAULT_ENGINE_SETTINGS, resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
 export type { GatewayDeps } from './deps.ts';
 export { StreamHub, type HubSession, type HubStats, type StreamHubOptions } from './domain/stream-hub.ts';
@@ -16,3 +16,4 @@ export { ScopeGrant, scopeGrant, principalKey } from './domain/scope-grant.ts';
 export { resumeCursor } from './domain/resume-input.ts';
 export { durableFrame, controlFrame, singleLineJson } from './domain/sse-frame.ts';
 export { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
+export { streamFastRoutes } from './routes/stream-listener.ts';

@@ -1,30 +1,22 @@
-import { createCoreClient, createTokenVerifier } from '@chat/authz-client';
-import type { Backbone } from '@chat/backbone';
-import type { StreamLeaseRegistry } from '@chat/coordination';
 import { AppError } from '@chat/contracts';
+import { assignRequestId, createHttpEntry, errorHandler, type FastRoute } from '@chat/http-kit';
 import type { Logger } from '@chat/observability';
-import { createStore, loadCursorCodec, type Database } from '@chat/store';
+import type { Platform } from '@chat/platform';
 import express, { Router, type Express } from 'express';
 import type { RequestListener } from 'node:http';
 import type { GatewayDeps } from './deps.ts';
 import type { StreamEngine } from './domain/stream-engine.ts';
 import { StreamHub } from './domain/stream-hub.ts';
-import { assignRequestId, errorHandler } from '@chat/http-kit';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
 import { createInboxStreamRouter } from './routes/inbox-streams.routes.ts';
 import { createStreamRouter } from './routes/room-streams.routes.ts';
-import { createStreamListener } from './routes/stream-listener.ts';
+import { streamFastRoutes } from './routes/stream-listener.ts';
 import { resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
 
 export interface GatewayRuntimeOptions {
-  /** An opened, migrated database. */
-  database: Database;
-  backbone: Backbone;
-  /** Stream caps (in-process for one process, Redis across gateways). */
-  leases: StreamLeaseRegistry;
+  /** The process's shared resources (store, backbone, core, tokens, cursors, stream leases). */
+  platform: Platform;
   logger: Logger;
-  core: { url: string; serviceToken: string; timeoutMs: number };
-  cursor: { secret?: string | undefined; previousSecrets: string[] };
   /** Engine tunables. @defaultValue DEFAULT_ENGINE_SETTINGS */
   engine?: Partial<StreamEngineSettings>;
   /** @defaultValue () => new Date() */
@@ -35,68 +27,61 @@ export interface GatewayRuntime {
   deps: GatewayDeps;
   hub: StreamHub;
   metrics: GatewayMetrics;
-  /** The stream routes alone, for mounting into another app (the all-in-one). */
+  /** The stream routes alone, for mounting into another app (the all-in-one's express fallback). */
   router: Router;
   /** A standalone app: the stream routes, `GET /healthz`, and envelope 404s. */
   app: Express;
-  /**
-   * What the standalone gateway serves (`http.createServer(listener)`): stream GETs on Node's own
-   * request and response, everything else through `app` (see `routes/stream-listener.ts`).
-   */
+  /** The stream GETs as fast routes, for the process's HTTP entry. */
+  fastRoutes: FastRoute[];
+  /** The standalone gateway's HTTP entry: stream GETs as fast routes, `app` for everything else. */
   listener: RequestListener;
-  /**
-   * The same for a process that serves streams next to other routes (the all-in-one): stream GETs
-   * on Node's own objects, everything else through `app`.
-   */
-  listenerFor(app: RequestListener): RequestListener;
   /** Hands every stream off over `windowMs`, then closes what is left; new streams get 503 meanwhile. */
   drain(windowMs: number): Promise<void>;
-  /** Closes every stream at once and drops the backbone subscriptions (the caller closes what it passed in). */
+  /** Closes every stream at once and drops the backbone subscriptions (the platform stays open). */
   close(): Promise<void>;
 }
 
-/** Wires the gateway over an opened database, a backbone and a lease registry. */
-export async function createGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
+/** Wires the gateway over the process's platform. */
+export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRuntime {
+  const { platform, logger } = options;
   const settings = resolveEngineSettings(options.engine);
-  const clock = options.clock ?? (() => new Date());
-  const store = createStore(options.database);
-  const hub = new StreamHub({ backbone: options.backbone, logger: options.logger, tickMs: settings.tickMs });
+  const hub = new StreamHub({ backbone: platform.backbone, logger, tickMs: settings.tickMs });
   const metrics = createGatewayMetrics(() => hub);
+  const detach = platform.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
   const engine: StreamEngine = {
     hub,
     settings,
     outputLimits: { maxEvents: settings.maxEvents, maxBytes: settings.maxBytes },
-    logger: options.logger,
+    logger,
     metrics,
     now: Date.now,
   };
   const deps: GatewayDeps = {
-    store,
-    tokens: createTokenVerifier({ coreUrl: options.core.url }),
-    core: createCoreClient({
-      coreUrl: options.core.url,
-      serviceToken: options.core.serviceToken,
-      timeoutMs: options.core.timeoutMs,
-      observe: (operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds),
-    }),
-    cursors: await loadCursorCodec(store.serviceKeys, options.cursor),
-    leases: options.leases,
+    store: platform.store,
+    tokens: platform.tokens,
+    core: platform.core,
+    cursors: platform.cursors,
+    leases: platform.leases,
     engine,
-    logger: options.logger,
-    clock,
+    logger,
+    clock: options.clock ?? (() => new Date()),
   };
   const router = Router().use(createStreamRouter(deps), createInboxStreamRouter(deps));
-  const app = standaloneApp(router, hub, options.logger);
+  const app = standaloneApp(router, hub, logger);
+  const fastRoutes = streamFastRoutes(deps);
   return {
     deps,
     hub,
     metrics,
     router,
     app,
-    listener: createStreamListener(deps, app),
-    listenerFor: (other) => createStreamListener(deps, other),
+    fastRoutes,
+    listener: createHttpEntry(fastRoutes, app),
     drain: (windowMs) => hub.drain(windowMs),
-    close: () => hub.close(),
+    close: async () => {
+      detach();
+      await hub.close();
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamCapO
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { messageJson } from '@chat/wire';
 import { migrate, openDatabase, type Database, type MessageRow, type RoomScope } from '@chat/store';
+import { assemblePlatform } from '@chat/platform';
 import { pino } from 'pino';
 import { ulid } from 'ulid';
 import { createGatewayRuntime, type GatewayRuntime } from '../src/runtime.ts';
@@ -79,15 +80,15 @@ export class GatewayHarness {
       this.leases = new InProcessStreamLeaseRegistry(this.options.caps);
     }
     await migrate(this.database);
-    this.gateway = await createGatewayRuntime({
+    const platform = await assemblePlatform({
       database: this.database,
       backbone: this.backbone,
       leases: this.leases,
       logger: silent,
       core: { url: this.core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 1000 },
       cursor: { secret: 'gateway-test-cursor-secret-0123456789abcdef', previousSecrets: [] },
-      ...(this.options.engine ? { engine: this.options.engine } : {}),
     });
+    this.gateway = createGatewayRuntime({ platform, logger: silent, ...(this.options.engine ? { engine: this.options.engine } : {}) });
     this.server = createServer(this.options.target === 'postgres+redis' ? this.gateway.listener : this.gateway.app).listen(0, '127.0.0.1');
     await once(this.server, 'listening');
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

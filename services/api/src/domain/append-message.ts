@@ -2,7 +2,6 @@ import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/au
 import { AppError, AppendMessageRequestSchema, isCanonicalUlid, newUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
 import { roomScopeKey, type AppendOutcome, type MessageRow, type RoomScope, type Store } from '@chat/store';
 import { toMessageResponse } from '@chat/wire';
-import type { AppendFaults } from './append-faults.ts';
 import type { AppendRateLimiter, RateUnit } from './append-rate-limiter.ts';
 import type { CommittedMessagePublisher } from '../outbox/outbox.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
@@ -14,7 +13,6 @@ export interface AppendMessageDeps {
   core: CoreClient;
   publisher: CommittedMessagePublisher;
   rateLimiter: AppendRateLimiter;
-  faults: AppendFaults;
   clock: () => Date;
 }
 
@@ -136,9 +134,9 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
     case 'created': {
       const message = toMessageResponse(outcome.message);
-      deps.faults.afterCommit();
       // The backbone payload of a message is its MessageResponse JSON (the relay makes the same).
-      const published = deps.publisher.publishCommitted({
+      // The answer does not wait for the publish: a failed one leaves the entry to the outbox relay.
+      void deps.publisher.publishCommitted({
         outboxId: outcome.outboxId,
         roomId: message.roomId,
         seq: outcome.message.seq,
@@ -146,7 +144,6 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
         mentionsSomeone: (message.mentions?.length ?? 0) > 0,
         payload: JSON.stringify(message),
       });
-      await deps.faults.afterPublish(published);
       return { replayed: false, message };
     }
   }

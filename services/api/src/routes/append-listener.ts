@@ -1,4 +1,3 @@
-import type { RequestListener } from 'node:http';
 import {
   accessLog,
   asPlainRoute,
@@ -6,12 +5,12 @@ import {
   authenticate,
   authorize,
   isPlainJsonRequest,
-  matchPlainRoute,
   parseScope,
   readJsonBody,
   runMiddleware,
   writeError,
   writeJson,
+  type FastRoute,
   type Middleware,
 } from '@chat/http-kit';
 import type { Response } from 'express';
@@ -19,20 +18,15 @@ import type { ApiDeps } from '../deps.ts';
 import { handleAppend } from './append.handler.ts';
 import { BRANCH_ROOM, REPOSITORY_ROOM } from './rooms.routes.ts';
 
-/** The append routes in the exact form clients send them (no percent-escapes, the routes' spelling). */
-const APPEND_ROUTES = [
-  { pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/room\/messages\/?$/, path: `${REPOSITORY_ROOM}/messages` },
-  { pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/branches\/(?<branchId>[0-9A-Za-z]+)\/room\/messages\/?$/, path: `${BRANCH_ROOM}/messages` },
-] as const;
-
 /**
- * The API's request listener. Appends, the hot path, are served on Node's own request and response
- * when they are plain (see `isPlainJsonRequest`): the same steps as the express route, in the same
- * order (access log, request ID, token, scope, live write authorization, body, handler), the same
- * http-kit middleware and the same error writer, without express's per-request cost. Everything
- * else, odd appends included, goes to `app`.
+ * The append routes as fast routes of the process's HTTP entry: appends, the hot path, are served on
+ * Node's own request and response when they are plain (see `isPlainJsonRequest`), with the same steps
+ * as the express route, in the same order (access log, request ID, token, scope, live write
+ * authorization, body, handler), the same http-kit middleware and the same error writer, without
+ * express's per-request cost. Odd appends fall through to express. Only the exact spelling clients
+ * send is matched (no percent-escapes); a query string is allowed and ignored, as on the express route.
  */
-export function createApiListener(deps: ApiDeps, app: RequestListener): RequestListener {
+export function appendFastRoutes(deps: ApiDeps): FastRoute[] {
   const steps: Middleware[] = [
     accessLog(deps.logger, deps.metrics.httpDuration),
     assignRequestId,
@@ -40,14 +34,9 @@ export function createApiListener(deps: ApiDeps, app: RequestListener): RequestL
     parseScope,
     authorize(deps.core, 'write'),
   ];
-  return (req, res) => {
-    // A query string is allowed (and ignored) on the express route as well.
-    const match = req.method === 'POST' ? matchPlainRoute(req.url ?? '', APPEND_ROUTES) : undefined;
-    if (!match || !isPlainJsonRequest(req, deps.limits.bodyLimitBytes)) {
-      app(req, res);
-      return;
-    }
-    const plain = asPlainRoute(req, res, { path: match.route.path, params: match.params });
+  const accepts = (req: Parameters<typeof isPlainJsonRequest>[0]) => isPlainJsonRequest(req, deps.limits.bodyLimitBytes);
+  const serve = (path: string): FastRoute['serve'] => (req, res, match) => {
+    const plain = asPlainRoute(req, res, { path, params: match.params });
     void (async () => {
       try {
         for (const step of steps) await runMiddleware(step, plain.req, plain.res);
@@ -59,4 +48,14 @@ export function createApiListener(deps: ApiDeps, app: RequestListener): RequestL
       }
     })();
   };
+  return [
+    { method: 'POST', pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/room\/messages\/?$/, path: `${REPOSITORY_ROOM}/messages`, accepts, serve: serve(`${REPOSITORY_ROOM}/messages`) },
+    {
+      method: 'POST',
+      pattern: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/branches\/(?<branchId>[0-9A-Za-z]+)\/room\/messages\/?$/,
+      path: `${BRANCH_ROOM}/messages`,
+      accepts,
+      serve: serve(`${BRANCH_ROOM}/messages`),
+    },
+  ];
 }

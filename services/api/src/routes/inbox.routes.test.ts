@@ -8,8 +8,8 @@ import { inboxKey, migrate, openDatabase, type Database, type InboxOwner } from 
 import { AcknowledgeInboxResponseSchema, InboxPageResponseSchema } from '@chat/contracts';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
-import { ApiEnvSchema } from '../config.ts';
-import { createRateLimiter } from '../rate-limiter.ts';
+import { InProcessFixedWindowRateLimiter } from '@chat/coordination';
+import { assemblePlatform } from '@chat/platform';
 import { createApiRuntime, type ApiRuntime } from '../runtime.ts';
 import { inboxCursorScope } from '../presenters/notification.presenter.ts';
 
@@ -46,15 +46,15 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
     core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, fixture: fixture(ulid()), logger });
     database = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 30 });
     await migrate(database);
-    api = await createApiRuntime({
+    const platform = await assemblePlatform({
       database,
       backbone: new InProcessBackbone(),
-      rateLimiter: createRateLimiter(ApiEnvSchema.parse({}), logger),
+      rateLimiter: new InProcessFixedWindowRateLimiter(),
       logger,
       core: { url: core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 2000 },
-      cursor: { previousSecrets: [] },
-      bodyLimitBytes: 262_144,
+      cursor: { secret: undefined, previousSecrets: [] },
     });
+    api = createApiRuntime({ platform, logger, bodyLimitBytes: 262_144 });
     server = api.app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,10 @@
+export {
+  assemblePlatform,
+  openPlatform,
+  type CoreCallObserver,
+  type Platform,
+  type PlatformConfig,
+  type PlatformParts,
+  type RateLimitSettings,
+  type StreamCapSettings,
+} from './platform.ts';

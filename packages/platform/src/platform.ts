@@ -1,0 +1,174 @@
+import { createCoreClient, createTokenVerifier, type CoreClient, type CoreOperation, type TokenVerifier } from '@chat/authz-client';
+import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
+import type { CursorCodec } from '@chat/contracts';
+import {
+  createStreamLeaseRegistry,
+  InProcessFixedWindowRateLimiter,
+  RedisFixedWindowRateLimiter,
+  type AppendRateLimiter,
+  type StreamLeaseRegistry,
+} from '@chat/coordination';
+import type { Logger, ReadinessCheck } from '@chat/observability';
+import type { CoreConfig, CursorConfig, DatabaseConfig, RedisConfig } from '@chat/service-config';
+import { createStore, databaseTargetFor, loadCursorCodec, migrate, openDatabase, type Database, type Store } from '@chat/store';
+
+/** The append rate window, when the process appends. */
+export interface RateLimitSettings {
+  limit: number;
+  windowSeconds: number;
+  scope: 'sender-room' | 'sender';
+  failureMode: 'open' | 'closed';
+  timeoutMs: number;
+}
+
+/** Stream caps, when the process serves streams. */
+export interface StreamCapSettings {
+  principalCap: number;
+  roomCap: number;
+  leaseMs: number;
+}
+
+/** What a process's shared resources are opened from. */
+export interface PlatformConfig {
+  database: DatabaseConfig;
+  redis: RedisConfig;
+  core: CoreConfig;
+  cursor: CursorConfig;
+  /** Needed by `rateLimiter`. */
+  rateLimit?: RateLimitSettings;
+  /** Needed by `leases`. */
+  streamCaps?: StreamCapSettings;
+}
+
+/** Told the duration and outcome of every call to core. */
+export type CoreCallObserver = (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
+
+/**
+ * One process's shared resources: one store, one backbone, one core client and token cache, one
+ * cursor codec, and (opened on first use) the append rate limiter and the stream leases. Every
+ * service runtime of the process takes this object instead of opening its own.
+ */
+export interface Platform {
+  database: Database;
+  store: Store;
+  backbone: Backbone;
+  tokens: TokenVerifier;
+  core: CoreClient;
+  cursors: CursorCodec;
+  /** The append rate limiter (shared through Redis when configured); needs `rateLimit` settings. */
+  readonly rateLimiter: AppendRateLimiter;
+  /** The stream-cap leases (shared through Redis when configured); needs `streamCaps` settings. */
+  readonly leases: StreamLeaseRegistry;
+  /** Adds an observer of core calls (each service's latency histogram); returns its removal. */
+  observeCoreCalls(observer: CoreCallObserver): () => void;
+  /** `/readyz` checks of the shared dependencies: postgres, redis (or the in-process backbone), core. */
+  readinessChecks(): ReadinessCheck[];
+  /** Closes what the platform opened, the database last. */
+  close(): Promise<void>;
+}
+
+/** Parts opened elsewhere (tests open their own database and backbone); the platform builds the rest. */
+export interface PlatformParts {
+  database: Database;
+  backbone: Backbone;
+  core: CoreConfig;
+  cursor: CursorConfig;
+  logger: Logger;
+  /** @defaultValue opened from `rateLimit` on first use */
+  rateLimiter?: AppendRateLimiter;
+  /** @defaultValue opened from `streamCaps` on first use */
+  leases?: StreamLeaseRegistry;
+  rateLimit?: RateLimitSettings;
+  streamCaps?: StreamCapSettings;
+  /** Redis for a limiter or leases opened on first use. @defaultValue in-process */
+  redis?: RedisConfig;
+  /** Whether `close()` closes `database` and `backbone` too. @defaultValue false */
+  ownsStorage?: boolean;
+}
+
+/** Opens (and migrates) the database, the backbone, and everything built on them, once for the process. */
+export async function openPlatform(config: PlatformConfig, logger: Logger): Promise<Platform> {
+  const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize }));
+  try {
+    await migrate(database);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const backbone: Backbone = config.redis.url
+    ? new RedisStreamsBackbone({ redis: config.redis.url, keyPrefix: config.redis.keyPrefix, onBackgroundError: (err) => logger.warn({ err }, 'backbone background error') })
+    : new InProcessBackbone();
+  return assemblePlatform({ ...config, database, backbone, logger, ownsStorage: true });
+}
+
+/** Builds a platform over an opened, migrated database and a backbone. */
+export async function assemblePlatform(parts: PlatformParts): Promise<Platform> {
+  const { database, backbone, logger } = parts;
+  const store = createStore(database);
+  const observers = new Set<CoreCallObserver>();
+  const core = createCoreClient({
+    coreUrl: parts.core.url,
+    serviceToken: parts.core.serviceToken,
+    timeoutMs: parts.core.timeoutMs,
+    observe: (operation, seconds, outcome) => {
+      for (const observer of observers) observer(operation, seconds, outcome);
+    },
+  });
+  const tokens = createTokenVerifier({ coreUrl: parts.core.url });
+  const cursors = await loadCursorCodec(store.serviceKeys, parts.cursor);
+  const redis = parts.redis ?? { url: undefined, keyPrefix: 'chat' };
+  let rateLimiter = parts.rateLimiter;
+  let leases = parts.leases;
+  const opened: Array<{ close?(): Promise<void> }> = [];
+
+  return {
+    database,
+    store,
+    backbone,
+    tokens,
+    core,
+    cursors,
+    get rateLimiter() {
+      if (rateLimiter) return rateLimiter;
+      if (!parts.rateLimit) throw new Error('this process has no append rate-limit settings');
+      const created = createRateLimiter(parts.rateLimit, redis, logger);
+      opened.push(created);
+      return (rateLimiter = created);
+    },
+    get leases() {
+      if (leases) return leases;
+      if (!parts.streamCaps) throw new Error('this process has no stream-cap settings');
+      const created = createStreamLeaseRegistry({ ...parts.streamCaps, redisUrl: redis.url, keyPrefix: redis.keyPrefix, onError: (err) => logger.warn({ err }, 'stream lease trouble') });
+      opened.push(created);
+      return (leases = created);
+    },
+    observeCoreCalls(observer) {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
+    readinessChecks: () => [
+      { name: 'postgres', check: () => database.ping() },
+      { name: 'redis', check: () => backbone.ping() },
+      { name: 'core', check: () => core.ping() },
+    ],
+    async close() {
+      await Promise.allSettled(opened.map((r) => r.close?.()));
+      if (!parts.ownsStorage) return;
+      await Promise.allSettled([backbone.close()]);
+      await database.close();
+    },
+  };
+}
+
+function createRateLimiter(settings: RateLimitSettings, redis: RedisConfig, logger: Logger): AppendRateLimiter & { close?(): Promise<void> } {
+  const window = { limit: settings.limit, windowSeconds: settings.windowSeconds, scope: settings.scope };
+  if (!redis.url) return new InProcessFixedWindowRateLimiter(window);
+  return new RedisFixedWindowRateLimiter({
+    ...window,
+    redis: redis.url,
+    keyPrefix: redis.keyPrefix,
+    failureMode: settings.failureMode,
+    timeoutMs: settings.timeoutMs,
+    onFailure: (err: unknown) => logger.warn({ err }, 'append rate limiter unavailable'),
+  });
+}

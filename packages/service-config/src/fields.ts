@@ -1,0 +1,81 @@
+/**
+ * The environment settings every chat service reads the same way, as zod fields to spread into a
+ * service's own schema. Each field carries its description (`.describe`) for the README's generated
+ * configuration table; defaults come from the schema itself.
+ */
+import { z } from 'zod';
+
+export const port = z.coerce.number().int().min(0).max(65_535);
+export const positiveInt = z.coerce.number().int().positive();
+export const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+/** `true` or `false`, as environment variables spell booleans. */
+export const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** The public development service token dev-core and chat share by default; refused outside development mode. */
+export const DEVELOPMENT_SERVICE_TOKEN = 'dev-core-service-token';
+
+/** Comma-separated secrets of at least 32 characters. */
+const secretList = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
+  .pipe(z.array(z.string().min(32)));
+
+/** Whether the process may run with development credentials and plain-http core. */
+export const developmentFields = {
+  CHAT_DEVELOPMENT_MODE: flag
+    .default(false)
+    .describe('`true` allows the public development service token and a plain-http `CORE_URL` on a non-loopback host (the all-in-one always runs in development mode)'),
+};
+
+export const logFields = {
+  LOG_LEVEL: logLevel.default('info').describe('pino log level'),
+};
+
+/** The public HTTP server: where it listens and how long it waits for slow clients. */
+export const httpFields = {
+  PORT: port.default(8080).describe('public HTTP port'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('interface the public HTTP server binds'),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt.max(600_000).default(20_000).describe('a client must send its request headers within this time, or the socket is closed'),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt.max(3_600_000).default(60_000).describe('a client must send its whole request (headers and body) within this time; open event streams are not cut by it'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.max(600_000).default(5_000).describe('an idle keep-alive connection is closed after this time'),
+  HTTP_MAX_CONNECTIONS: positiveInt.max(1_000_000).default(20_000).describe('open connections the server accepts at once (streams included); beyond it new sockets are closed'),
+};
+
+export const adminFields = {
+  ADMIN_HOST: z.string().min(1).default('0.0.0.0').describe('interface the admin server (`/healthz`, `/readyz`, `/metrics`) binds'),
+};
+
+export const databaseFields = {
+  DATABASE_URL: z.string().url().optional().describe('PostgreSQL URL; unset means embedded PGlite in `DATA_DIR` (one process only)'),
+  DATA_DIR: z.string().min(1).default('./data').describe('folder of the embedded database'),
+  DATABASE_POOL_SIZE: positiveInt.max(500).default(10).describe('PostgreSQL connections per process'),
+};
+
+export const redisFields = {
+  REDIS_URL: z.string().url().optional().describe('Redis URL; unset means the in-process backbone and counters (one process only)'),
+  REDIS_KEY_PREFIX: z.string().min(1).max(64).regex(/^[^{}]+$/).default('chat').describe('first segment of every Redis key; the same in every service of one deployment'),
+};
+
+export const coreFields = {
+  CORE_URL: z.string().url().optional().describe('core base URL; the all-in-one starts its own dev-core when unset, the other services require it'),
+  CORE_SERVICE_TOKEN: z.string().min(16).default(DEVELOPMENT_SERVICE_TOKEN).describe('bearer credential chat presents to core; the default is public and refused outside development mode'),
+  CORE_TIMEOUT_MS: positiveInt.max(60_000).default(2000).describe('timeout of one call to core; beyond it the answer is 503 `AUTHORIZATION_UNAVAILABLE`'),
+};
+
+export const cursorFields = {
+  CURSOR_SECRET: z.string().min(32).optional().describe('HMAC secret of cursors (at least 32 characters); unset means one generated once and kept in the database'),
+  CURSOR_SECRETS_PREVIOUS: secretList.describe('comma-separated earlier cursor secrets still accepted after a rotation'),
+};
+
+/** Everything the API and the gateway share. */
+export const sharedEnvFields = {
+  ...developmentFields,
+  ...httpFields,
+  ...adminFields,
+  ...databaseFields,
+  ...redisFields,
+  ...coreFields,
+  ...cursorFields,
+  ...logFields,
+};

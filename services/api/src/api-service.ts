@@ -1,0 +1,60 @@
+/**
+ * The standalone API process, as a function: `main.ts` runs it, and tests that need to wrap a part
+ * of it (the crash tests) run it with their hooks from an entry point of their own.
+ */
+import type { RequestListener } from 'node:http';
+import { startAdminServer, type Logger } from '@chat/observability';
+import { openPlatform } from '@chat/platform';
+import type { ApiConfig } from './config.ts';
+import type { CommittedMessagePublisher } from './outbox/outbox.ts';
+import { listen } from './http-server.ts';
+import { createApiRuntime } from './runtime.ts';
+
+/** Wrappers a test entry point may put around parts of the API. */
+export interface ApiServiceHooks {
+  decoratePublisher?: (publisher: CommittedMessagePublisher) => CommittedMessagePublisher;
+  decorateListener?: (listener: RequestListener) => RequestListener;
+}
+
+export interface RunningApiService {
+  port: number;
+  adminUrl: string;
+  /** Drains in-flight requests, stops the relay, flushes the publisher and closes the platform. */
+  shutdown(): Promise<void>;
+}
+
+/** Opens the platform, starts the outbox relay, the public server and the admin server. */
+export async function startApiService(config: ApiConfig, logger: Logger, hooks: ApiServiceHooks = {}): Promise<RunningApiService> {
+  const platform = await openPlatform({ ...config, rateLimit: config.api.rateLimit }, logger);
+  const api = createApiRuntime({
+    platform,
+    logger,
+    bodyLimitBytes: config.api.bodyLimitBytes,
+    ...(hooks.decoratePublisher ? { decoratePublisher: hooks.decoratePublisher } : {}),
+  });
+  api.outbox.relay.start();
+  const listener = hooks.decorateListener ? hooks.decorateListener(api.listener) : api.listener;
+  const http = await listen(listener, config.http.port, config.http.host, config.http.limits);
+  let draining = false;
+  const admin = await startAdminServer({
+    port: config.admin.port,
+    host: config.admin.host,
+    registry: api.deps.metrics.registry,
+    isDraining: () => draining,
+    checks: platform.readinessChecks(),
+    logger,
+  });
+  logger.info({ port: http.port, admin: admin.url }, 'chat api listening');
+  return {
+    port: http.port,
+    adminUrl: admin.url,
+    async shutdown() {
+      draining = true;
+      await http.shutdown(config.api.shutdownGraceMs);
+      await api.outbox.relay.stop();
+      await api.outbox.flush();
+      await admin.close();
+      await platform.close();
+    },
+  };
+}
