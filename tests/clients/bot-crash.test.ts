@@ -113,6 +113,8 @@ for (const mode of MODES) {
 
       // The last run is left alone until every mention has its reply and every checkpoint is on the last notification.
       const last = startBot(stack, world, botToken, `crash-bot-${mode}-final`);
+      // Its stop signals are handled from here on: the earlier runs may have done all the work already.
+      await last.waitForOutput(/^bot started$/m, 60_000);
       const rooms = world.repositories.flatMap((r) => [{ repositoryId: r.repositoryId }, { repositoryId: r.repositoryId, branchId: r.branchId }]);
       const deadline = Date.now() + 240_000;
       let replies: Map<string, number> = new Map();

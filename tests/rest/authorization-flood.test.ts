@@ -50,7 +50,7 @@ describe('security: authorization waits are bounded (API + dev-core processes)',
 
     await cluster.core.setFaults('slow', CORE_TIMEOUT_MS * 3);
     const rss = [await residentBytes(pid)];
-    for (let round = 1; round <= 2; round++) {
+    for (let round = 1; round <= 3; round++) {
       const answers = await flood();
       rss.push(await residentBytes(pid));
       const slowest = Math.max(...answers.map((a) => a.ms));
@@ -62,8 +62,9 @@ describe('security: authorization waits are bounded (API + dev-core processes)',
       expect(messages.some((m) => /did not decide within 2000 ms/.test(m)), 'some past the deadline').to.equal(true);
     }
     await cluster.core.setFaults('ok');
-    // The first flood grows the heap and the socket pools to their working size; another adds nothing.
-    expect(rss[2]! - rss[1]!, `RSS growth over the second flood (bytes; ${rss.join(' -> ')})`).to.be.below(48 * 1024 * 1024);
+    // The first flood grows the heap and the socket pools to their working size; later floods settle
+    // around it (RSS moves with when V8 collects, so two floods are measured together).
+    expect(rss[3]! - rss[1]!, `RSS growth over the second and third floods (bytes; ${rss.join(' -> ')})`).to.be.below(112 * 1024 * 1024);
     expect(rss[1]! - rss[0]!, 'RSS growth over the first flood (bytes)').to.be.below(160 * 1024 * 1024);
 
     // Core is back: so is the service.
