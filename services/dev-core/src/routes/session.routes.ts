@@ -1,0 +1,38 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { CORE_SESSION_COOKIE, CORE_SESSION_TTL_MS } from '../domain/core-sessions.ts';
+import type { DevCoreContext } from '../domain/dev-core-context.ts';
+import { sendError } from './http-errors.ts';
+
+const sessionBodySchema = z.object({ userId: z.string().min(1).max(128) });
+
+/**
+ * Development sign-in to core's web app: `POST /dev/session {"userId"}` opens a core session for a
+ * fixture user, with no password, which is why it lives under `/dev/*`. The cookie's path is `/oauth`,
+ * the only core web page dev-core serves, so the browser does not send it to other services that
+ * share the host (cookies ignore ports, and the chat service runs on the same host in development).
+ */
+export function sessionRoutes(ctx: DevCoreContext): Router {
+  const router = Router();
+  router.post('/dev/session', (req, res) => {
+    const body = sessionBodySchema.safeParse(req.body);
+    if (!body.success) {
+      sendError(res, 400, 'request_invalid', 'session request invalid', { issues: body.error.issues });
+      return;
+    }
+    if (!ctx.store.isKnownUser(body.data.userId)) {
+      sendError(res, 400, 'request_invalid', `unknown user ${body.data.userId}`);
+      return;
+    }
+    const session = ctx.sessions.open(body.data.userId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.cookie(CORE_SESSION_COOKIE, session.token, {
+      path: '/oauth',
+      httpOnly: true,
+      sameSite: 'lax',
+      maxAge: CORE_SESSION_TTL_MS,
+    });
+    res.json({ userId: body.data.userId, session: session.token, expiresAt: new Date(session.expiresAt).toISOString() });
+  });
+  return router;
+}
