@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { DevCoreContext } from './domain/dev-core-context.ts';
+import { commitLookupRoutes } from './routes/commit-lookup.routes.ts';
 import { devRoutes } from './routes/dev.routes.ts';
 import { errorHandler } from './routes/http-errors.ts';
 import { internalRoutes } from './routes/internal.routes.ts';
@@ -27,6 +28,7 @@ export function createApp(ctx: DevCoreContext): Express {
   app.use(devRoutes(ctx));
   app.use(sessionRoutes(ctx));
   app.use(marketplaceOAuthRoutes(ctx));
+  app.use(commitLookupRoutes(ctx));
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 'not_found', message: 'no such endpoint' } });
   });
