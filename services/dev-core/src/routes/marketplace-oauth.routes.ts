@@ -2,6 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { sessionFromCookieHeader } from '../domain/core-sessions.ts';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { OAuthRequestError, type AuthorizationGrant } from '../domain/marketplace-oauth.ts';
+import { BRIDGE_PAGE_CSP, bridgeRefusalPage, wantsHtml } from './bridge-page.ts';
 import { registeredAppCors } from './cors.ts';
 import { sendError } from './http-errors.ts';
 
@@ -53,11 +54,26 @@ export function marketplaceOAuthRoutes(ctx: DevCoreContext): Router {
   // registered callback. The session cookie stays on core's origin; the app sees only code and state.
   router.get('/oauth/authorize', (req, res) => {
     noStore(res);
+    res.vary('Accept');
     try {
       // An empty body: the Location alone carries the callback, code and state.
       res.status(303).location(callbackLocation(authorizeForSession(ctx, req))).end();
     } catch (err) {
-      sendRefusal(res, err);
+      if (!(err instanceof OAuthRequestError) || !wantsHtml(req)) {
+        sendRefusal(res, err);
+        return;
+      }
+      // A browser gets the refusal as a page (still no redirect), with the development sign-in when
+      // the session is what is missing.
+      res.setHeader('Content-Security-Policy', BRIDGE_PAGE_CSP);
+      res.status(err.status).type('html').send(
+        bridgeRefusalPage({
+          code: err.code,
+          message: err.message,
+          returnTo: req.originalUrl,
+          ...(err.code === 'session_required' ? { signInUsers: ctx.store.knownUsers() } : {}),
+        }),
+      );
     }
   });
 
