@@ -90,7 +90,14 @@ describe('section 5 marketplace OAuth handoff (core origin) into chat', function
     expectError(await stack.api.getRoom(scope, second.body.access_token), 401, 'TOKEN_REJECTED');
   });
 
-  it('an uninstalled installation gets no code and no redirect', async () => {
+  it("the demo fixture's viewer app outlives the scenarios tests add to the shared dev-core", async () => {
+    await stack.scenario();
+    const fixture = (await stack.core.getFixture()) as { apps?: FixtureApp[]; installations?: FixtureInstallation[] };
+    expect(fixture.apps?.map((a) => a.clientId)).to.include('chat-viewer');
+    expect(fixture.installations?.filter((i) => i.clientId === 'chat-viewer').map((i) => i.userId)).to.include.members(['u_alice', 'u_bob']);
+  });
+
+    it('an uninstalled installation gets no code and no redirect', async () => {
     const { scenario, app } = await setup();
     const answer = await authorize(app, scenario.users.reader, pkcePair().challenge, 's');
     expect(answer.status).to.equal(403);

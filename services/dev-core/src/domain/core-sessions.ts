@@ -29,8 +29,11 @@ export class CoreSessions {
 
   /** Opens a session for `userId` and returns its token. */
   open(userId: string): { token: string; expiresAt: number } {
+    const now = this.#now();
+    // Expired sessions go when a new one opens, so a long-running dev-core does not collect them.
+    for (const [token, session] of this.#sessions) if (session.expiresAt <= now) this.#sessions.delete(token);
     const token = randomBytes(32).toString('base64url');
-    const expiresAt = this.#now() + CORE_SESSION_TTL_MS;
+    const expiresAt = now + CORE_SESSION_TTL_MS;
     this.#sessions.set(token, { userId, expiresAt });
     return { token, expiresAt };
   }
