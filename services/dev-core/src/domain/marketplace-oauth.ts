@@ -174,9 +174,10 @@ export class MarketplaceOAuth {
 
   /**
    * Exchanges a code for tokens. Any attempt uses the code up, so a stolen code cannot be retried
-   * against the verifier; a replayed code revokes the tokens it already gave.
+   * against the verifier; a replayed code revokes the tokens it already gave. `origin` is the
+   * browser page's `Origin`, when there is one: it must be the origin of the code's callback.
    */
-  async exchange(raw: Record<string, unknown>): Promise<TokenAnswer> {
+  async exchange(raw: Record<string, unknown>, origin?: string): Promise<TokenAnswer> {
     const body = parseParams(tokenBodySchema, raw);
     if (body.grant_type !== 'authorization_code') {
       throw new OAuthRequestError(400, 'unsupported_grant_type', 'grant_type must be authorization_code', 'grant_type');
@@ -191,6 +192,9 @@ export class MarketplaceOAuth {
     if (record.expiresAt <= this.#deps.now()) throw new OAuthRequestError(400, 'invalid_grant', 'unknown or expired code');
     if (body.client_id !== record.clientId || body.redirect_uri !== record.redirectUri) {
       throw new OAuthRequestError(400, 'invalid_grant', 'code was issued to another client or redirect_uri');
+    }
+    if (origin !== undefined && origin !== new URL(record.redirectUri).origin) {
+      throw new OAuthRequestError(400, 'invalid_grant', "code was issued to another app's origin");
     }
     const expected = Buffer.from(record.challenge, 'ascii');
     const actual = Buffer.from(s256(body.code_verifier).toString('base64url'), 'ascii');

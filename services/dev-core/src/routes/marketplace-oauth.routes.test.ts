@@ -308,6 +308,12 @@ describe('dev-core marketplace OAuth handoff', () => {
       const refused = await exchangeCode(core.url, tokenBody(code, verifier), { origin: 'https://evil.example' });
       expect(refused.status).to.equal(403);
       expect(refused.headers.get('access-control-allow-origin')).to.equal(null);
+      // Another registered app's page cannot spend the viewer's code either.
+      const other = pkcePair();
+      const otherCode = await codeFor(alice, other.challenge);
+      const fromOtherApp = await exchangeCode(core.url, tokenBody(otherCode, other.verifier), { origin: 'https://app.example' });
+      expectRefusal(fromOtherApp, 400, 'invalid_grant');
+      expect(fromOtherApp.headers.get('access-control-allow-origin')).to.equal('https://app.example');
       const allowed = await exchangeCode(core.url, tokenBody(code, verifier), { origin: VIEWER.origin });
       expect(allowed.status).to.equal(200);
       expect(allowed.headers.get('access-control-allow-origin')).to.equal(VIEWER.origin);

@@ -82,7 +82,7 @@ export function marketplaceOAuthRoutes(ctx: DevCoreContext): Router {
   router.post(tokenPath, registeredAppCors(ctx.store), express.urlencoded({ extended: false, limit: '16kb' }), async (req, res) => {
     noStore(res);
     try {
-      res.json(await ctx.oauth.exchange((req.body ?? {}) as Record<string, unknown>));
+      res.json(await ctx.oauth.exchange((req.body ?? {}) as Record<string, unknown>, req.headers.origin));
     } catch (err) {
       sendRefusal(res, err);
     }
