@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DevCoreHandle } from '../server.ts';
-import { startTestDevCore } from '../../test/dev-core-harness.ts';
+import { call, startTestDevCore } from '../../test/dev-core-harness.ts';
 import { authorizeQuery, pkcePair, VIEWER } from '../../test/oauth-client.ts';
 
 /** What a browser sends when it navigates. */
@@ -26,6 +26,20 @@ describe('dev-core bridge pages and development sign-in', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(fields).toString(),
     });
+
+  it('signs a fixture user in with an HttpOnly cookie confined to /oauth; unknown users are refused', async () => {
+    const response = await fetch(`${core.url}/dev/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"userId":"u_bob"}' });
+    expect(response.status).to.equal(200);
+    const cookie = response.headers.get('set-cookie') ?? '';
+    expect(cookie).to.match(/^core_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).to.include('Path=/oauth').and.include('HttpOnly').and.include('SameSite=Lax');
+    expect(response.headers.get('cache-control')).to.equal('no-store');
+    const body = (await response.json()) as { userId: string; session: string };
+    expect(body.userId).to.equal('u_bob');
+    expect(cookie).to.include(body.session);
+    expect((await call(core.url, 'POST', '/dev/session', { userId: 'u_nobody' })).status).to.equal(400);
+    expect((await call(core.url, 'POST', '/dev/session', {})).status).to.equal(400);
+  });
 
   it('shows a browser without a session a page with the development sign-in, never a redirect', async () => {
     const path = bridgePath({ state: '"><script>alert(1)</script>' });

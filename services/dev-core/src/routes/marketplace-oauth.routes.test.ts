@@ -70,22 +70,6 @@ describe('dev-core marketplace OAuth handoff', () => {
     return (await call(core.url, 'POST', '/internal/v1/authorize', { principal, repositoryId: DEMO.repository, action: 'read' }, service)).body.decision as string;
   };
 
-  describe('POST /dev/session', () => {
-    it('signs a fixture user in with an HttpOnly cookie confined to /oauth; unknown users are refused', async () => {
-      const response = await fetch(`${core.url}/dev/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"userId":"u_bob"}' });
-      expect(response.status).to.equal(200);
-      const cookie = response.headers.get('set-cookie') ?? '';
-      expect(cookie).to.match(/^core_session=[A-Za-z0-9_-]{43};/);
-      expect(cookie).to.include('Path=/oauth').and.include('HttpOnly').and.include('SameSite=Lax');
-      expect(response.headers.get('cache-control')).to.equal('no-store');
-      const body = (await response.json()) as { userId: string; session: string };
-      expect(body.userId).to.equal('u_bob');
-      expect(cookie).to.include(body.session);
-      expect((await call(core.url, 'POST', '/dev/session', { userId: 'u_nobody' })).status).to.equal(400);
-      expect((await call(core.url, 'POST', '/dev/session', {})).status).to.equal(400);
-    });
-  });
-
   describe('authorize', () => {
     it('answers the API with no-store and only the exact callback, a code and the unchanged state', async () => {
       const state = 'opaque state/with+odd=chars&?%20 and spaces~';
