@@ -136,7 +136,9 @@ export class SharedFixture {
   async add(part: Fixture): Promise<void> {
     this.current ??= (await this.core.getFixture()) as Fixture;
     const c = this.current;
+    // Spread first: fields the factory does not build (apps, installations) stay as installed.
     this.current = {
+      ...c,
       users: [...c.users, ...part.users],
       organizations: [...c.organizations, ...part.organizations],
       repositories: [...c.repositories, ...part.repositories],

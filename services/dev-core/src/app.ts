@@ -1,9 +1,12 @@
 import express, { type Express } from 'express';
 import type { DevCoreContext } from './domain/dev-core-context.ts';
+import { commitLookupRoutes } from './routes/commit-lookup.routes.ts';
 import { devRoutes } from './routes/dev.routes.ts';
 import { errorHandler } from './routes/http-errors.ts';
 import { internalRoutes } from './routes/internal.routes.ts';
 import { jwksRoutes } from './routes/jwks.routes.ts';
+import { marketplaceOAuthRoutes } from './routes/marketplace-oauth.routes.ts';
+import { sessionRoutes } from './routes/session.routes.ts';
 
 /** Builds dev-core's express app over one context. */
 export function createApp(ctx: DevCoreContext): Express {
@@ -23,6 +26,9 @@ export function createApp(ctx: DevCoreContext): Express {
   app.use(jwksRoutes(ctx));
   app.use(internalRoutes(ctx));
   app.use(devRoutes(ctx));
+  app.use(sessionRoutes(ctx));
+  app.use(marketplaceOAuthRoutes(ctx));
+  app.use(commitLookupRoutes(ctx));
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 'not_found', message: 'no such endpoint' } });
   });

@@ -5,9 +5,11 @@ import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import { DEFAULT_SERVICE_TOKEN } from './config.ts';
 import type { DevCoreContext } from './domain/dev-core-context.ts';
+import { CoreSessions } from './domain/core-sessions.ts';
 import { FaultState, type FaultSettings } from './domain/fault-state.ts';
 import { DEMO_FIXTURE_PATH, FixtureStore, loadFixtureFile, parseFixture } from './domain/fixture-store.ts';
 import type { Fixture } from './domain/fixture.schema.ts';
+import { MarketplaceOAuth } from './domain/marketplace-oauth.ts';
 import { ServiceCallCounts } from './domain/service-call-counts.ts';
 import { generateIssuerKeys } from './domain/signing-keys.ts';
 import { mintToken, type MintTokenRequest } from './domain/token-minter.ts';
@@ -31,6 +33,12 @@ export interface StartDevCoreOptions {
   logger?: Logger;
   /** Header, request and keep-alive timeouts and the connection cap. @defaultValue DEFAULT_HTTP_SERVER_LIMITS */
   limits?: HttpServerLimits;
+  /**
+   * Clock (milliseconds) for core sessions and authorization-code expiry, so tests can pass time
+   * without waiting. Token `iat`/`exp` always use the real clock: chat checks them.
+   * @defaultValue Date.now
+   */
+  clock?: () => number;
 }
 
 export interface DevCoreHandle {
@@ -54,14 +62,20 @@ export async function startDevCore(options: StartDevCoreOptions): Promise<DevCor
       : await loadFixtureFile(options.fixturePath ?? DEMO_FIXTURE_PATH);
   const logger = options.logger ?? createLogger();
   let publicUrl = options.publicUrl?.replace(/\/+$/, '') ?? '';
+  const store = new FixtureStore(fixture);
+  const keys = await generateIssuerKeys();
+  const now = options.clock ?? Date.now;
   const ctx: DevCoreContext = {
-    store: new FixtureStore(fixture),
-    keys: await generateIssuerKeys(),
+    store,
+    keys,
     faults: new FaultState(),
     calls: new ServiceCallCounts(),
     publicUrl: () => publicUrl,
     serviceToken: options.serviceToken ?? DEFAULT_SERVICE_TOKEN,
     logger,
+    now,
+    sessions: new CoreSessions(now),
+    oauth: new MarketplaceOAuth({ store, keys, publicUrl: () => publicUrl, now }),
   };
   const server = createLimitedServer(createDevCoreListener(ctx, createApp(ctx)), options.limits ?? DEFAULT_HTTP_SERVER_LIMITS).listen(options.port, options.host ?? '127.0.0.1');
   await once(server, 'listening');

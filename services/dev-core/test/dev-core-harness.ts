@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { DEMO_FIXTURE_PATH } from '../src/domain/fixture-store.ts';
-import { startDevCore, type DevCoreHandle } from '../src/server.ts';
+import { startDevCore, type DevCoreHandle, type StartDevCoreOptions } from '../src/server.ts';
 
 export const SERVICE_TOKEN = 'test-service-token-0123456789';
 
@@ -19,9 +19,9 @@ export async function demoFixture(): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(DEMO_FIXTURE_PATH, 'utf8')) as Record<string, unknown>;
 }
 
-/** Starts a silent dev-core on a free port. */
-export function startTestDevCore(): Promise<DevCoreHandle> {
-  return startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, logger: pino({ level: 'silent' }) });
+/** Starts a silent dev-core on a free port; `options` adds to or overrides the test defaults (a clock, say). */
+export function startTestDevCore(options: Partial<StartDevCoreOptions> = {}): Promise<DevCoreHandle> {
+  return startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, logger: pino({ level: 'silent' }), ...options });
 }
 
 /** Sends JSON to dev-core and returns status and parsed body. */

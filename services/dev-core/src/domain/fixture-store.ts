@@ -101,6 +101,13 @@ export class FixtureStore {
     return this.#fixture.bots.find((b) => b.id === botId);
   }
 
+  /** Every known user: those listed in `users`, then members named only in repositories. */
+  knownUsers(): string[] {
+    const ids = new Set(this.#fixture.users.map((u) => u.id));
+    for (const repository of this.#fixture.repositories) for (const id of Object.keys(repository.members)) ids.add(id);
+    return [...ids];
+  }
+
   /** A user is known when listed in `users` or named as a member of any repository. */
   isKnownUser(userId: string): boolean {
     return (

@@ -11,12 +11,51 @@ const branchSchema = z.object({
   state: z.enum(['active', 'deleted']),
 });
 
+/** A full commit ID: 40 lowercase hexadecimal digits (SHA-1 object name). */
+const commitShaSchema = z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-digit lowercase hexadecimal commit ID');
+
 const repositorySchema = z.object({
   id: ulidSchema,
   state: z.enum(['active', 'archived']),
   branches: z.array(branchSchema).default([]),
   members: z.record(principalIdSchema, z.enum(['read', 'write'])).default({}),
+  /** Commits the repository holds, for the commit look-up; optional so a fixture reads back as written. */
+  commits: z.array(commitShaSchema).optional(),
 });
+
+/** An OAuth scope name: RFC 6749 scope-token characters, kept to a readable subset. */
+export const scopeSchema = z.string().regex(/^[a-z][a-z0-9:._-]{0,63}$/, 'must be a scope name (a-z, 0-9, ":", ".", "_", "-")');
+
+/**
+ * A marketplace app registered with core. `redirectUri` is its one exact callback (compared as a
+ * string, never by prefix); `scopes` are those it declares and may ever be granted.
+ */
+const appSchema = z.object({
+  clientId: principalIdSchema,
+  redirectUri: z
+    .string()
+    .max(2048)
+    .refine(isCallbackUrl, 'must be an absolute http(s) URL without fragment or credentials'),
+  scopes: z.array(scopeSchema).default([]),
+});
+
+/** A human's personal installation of an app, with the scopes the human allowed it. */
+const installationSchema = z.object({
+  clientId: principalIdSchema,
+  userId: principalIdSchema,
+  scopes: z.array(scopeSchema).default([]),
+  state: z.enum(['active', 'uninstalled']),
+});
+
+function isCallbackUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hash === '' && !value.includes('#') && url.username === '' && url.password === '';
+}
 
 const credentialSchema = z.object({
   id: principalIdSchema,
@@ -83,6 +122,10 @@ export const fixtureSchema = z
      * more). Optional without a default, so a fixture without it reads back exactly as written.
      */
     revocations: z.array(revocationSchema).optional(),
+    /** Registered marketplace apps (the OAuth handoff); optional so a fixture reads back as written. */
+    apps: z.array(appSchema).optional(),
+    /** Per-human app installations; optional so a fixture reads back as written. */
+    installations: z.array(installationSchema).optional(),
   })
   .superRefine((fixture, ctx) => {
     reportDuplicates(fixture.users.map((u) => u.id), 'user', ['users'], ctx);
@@ -90,6 +133,8 @@ export const fixtureSchema = z
     reportDuplicates(fixture.repositories.map((r) => r.id), 'repository', ['repositories'], ctx);
     reportDuplicates(fixture.repositories.flatMap((r) => r.branches.map((b) => b.id)), 'branch', ['repositories'], ctx);
     reportDuplicates(fixture.bots.map((b) => b.id), 'bot', ['bots'], ctx);
+    reportDuplicates((fixture.apps ?? []).map((a) => a.clientId), 'app', ['apps'], ctx);
+    reportDuplicates((fixture.installations ?? []).map((i) => `${i.clientId}/${i.userId}`), 'installation', ['installations'], ctx);
     fixture.bots.forEach((bot, index) => {
       reportDuplicates(bot.credentials.map((c) => c.id), 'credential', ['bots', index, 'credentials'], ctx);
       reportDuplicates(bot.grants.map((g) => g.id), 'grant', ['bots', index, 'grants'], ctx);
@@ -101,3 +146,5 @@ export type FixtureRepository = Fixture['repositories'][number];
 export type FixtureBot = Fixture['bots'][number];
 export type FixtureGrant = FixtureBot['grants'][number];
 export type GrantCapability = FixtureGrant['capabilities'][number];
+export type FixtureApp = NonNullable<Fixture['apps']>[number];
+export type FixtureInstallation = NonNullable<Fixture['installations']>[number];

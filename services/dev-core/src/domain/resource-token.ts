@@ -16,11 +16,16 @@ export interface MentionAuthor {
   id: string;
 }
 
+/** A verified core resource token: its identifiers and the scopes of its `scope` claim. */
+export interface ResourceTokenIdentity extends TokenIdentity {
+  scopes: string[];
+}
+
 /**
  * Verifies a `Bearer <core_resource token>` header value and returns who it speaks for and its
  * identifiers, or undefined when it is malformed, forged, expired, or a token of another kind.
  */
-export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: string): Promise<TokenIdentity | undefined> {
+export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: string): Promise<ResourceTokenIdentity | undefined> {
   const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(headerValue.trim());
   if (!match?.[1] || match[1].length > 8192) return undefined;
   try {
@@ -33,7 +38,13 @@ export async function verifyResourceToken(deps: ResourceTokenDeps, headerValue: 
     });
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) return undefined;
     const clientId = payload['client_id'];
-    return { subjectId: payload.sub, tokenId: payload.jti, clientId: typeof clientId === 'string' ? clientId : undefined };
+    const scope = payload['scope'];
+    return {
+      subjectId: payload.sub,
+      tokenId: payload.jti,
+      clientId: typeof clientId === 'string' ? clientId : undefined,
+      scopes: typeof scope === 'string' ? scope.split(' ').filter((s) => s !== '') : [],
+    };
   } catch {
     return undefined;
   }

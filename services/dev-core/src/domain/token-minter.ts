@@ -20,6 +20,11 @@ export interface MintTokenRequest {
    * @defaultValue 'dev-core-demo-app'
    */
   clientId?: string;
+  /**
+   * The `scope` claim of a human or core resource token; for the OAuth handoff, not offered by
+   * `POST /dev/tokens`. @defaultValue the kind's development scope (`chat`, `core:mentions`)
+   */
+  scope?: string;
 }
 
 /** A mint request naming something the fixture does not hold. */
@@ -89,6 +94,7 @@ export async function mintToken(deps: TokenMinterDeps, request: MintTokenRequest
     if (request.clientId !== undefined && request.type === 'id_token') throw new TokenRequestInvalidError('clientId is not for ID tokens');
     ({ issuer, typ, audience, extraClaims: claims } = PROFILES[request.type]);
     if (request.clientId !== undefined) claims = { ...claims, client_id: request.clientId };
+    if (request.scope !== undefined) claims = { ...claims, scope: request.scope };
   }
   const key = deps.keys[issuer];
   return new SignJWT(claims)
