@@ -15,6 +15,8 @@ export interface PgBouncerOptions {
   serverPoolSize: number;
   /** Client connections PgBouncer accepts: `max_client_conn`. @defaultValue 200 */
   maxClientConnections?: number;
+  /** How long a client may wait for a server connection before PgBouncer fails it: `query_wait_timeout`. @defaultValue 30 */
+  queryWaitTimeoutSeconds?: number;
 }
 
 /** A private PgBouncer in transaction pooling mode in front of the test PostgreSQL. */
@@ -74,7 +76,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
       `max_client_conn = ${options.maxClientConnections ?? 200}`,
       // A client waiting longer than this for a server connection gets an error (SQLSTATE 08P01),
       // which the service answers as 503 STORE_UNAVAILABLE.
-      'query_wait_timeout = 30',
+      `query_wait_timeout = ${options.queryWaitTimeoutSeconds ?? 30}`,
       `admin_users = ${user}`,
       `stats_users = ${user}`,
       'log_connections = 0',

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { InboxPageResponse, MessagePageResponse, MessageResponse, NotificationResponse, RoomResponse } from '@chat/contracts';
 import pg from 'pg';
 import { ulid } from 'ulid';
-import { bearer, type ApiClient, type ApiResponse } from '../harness/api-client.ts';
+import { ApiClient, bearer, errorCode, type ApiResponse } from '../harness/api-client.ts';
 import { startChatProcess } from '../harness/chat-process.ts';
 import { startCluster, type Cluster } from '../harness/cluster.ts';
 import { startPgBouncer, type PgBouncerProcess } from '../harness/pgbouncer-process.ts';
@@ -20,6 +20,8 @@ const PROCESS_POOL = 6;
 const WRITERS = 12;
 const MESSAGES_PER_WRITER = 15;
 const STREAM_CLIENTS = 4;
+/** The key of migrate.ts's advisory lock. */
+const MIGRATION_LOCK_ID = 7_216_530_113;
 const MIGRATIONS = readdirSync(join(testConfig.repoRoot, 'packages/store/migrations'))
   .filter((f) => f.endsWith('.sql'))
   .sort();
@@ -68,10 +70,58 @@ describe(`PgBouncer in transaction mode: 2 processes sharing ${SERVER_POOL} serv
       const applied = await client.query<{ name: string }>('SELECT name FROM chat_migrations ORDER BY name');
       expect(applied.rows.map((r) => r.name)).to.deep.equal(MIGRATIONS);
       // A session-level lock taken through a transaction pooler stays on whichever server
-      // connection ran it; the transaction-scoped one ends with the migration's transaction.
-      const locks = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+      // connection ran it; the transaction-scoped one ends with the migration's transaction. (The
+      // outbox relay's turn holds a lock of its own for a moment, so only the migrations' key counts.)
+      const locks = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND (classid::bigint << 32) + objid::bigint = $1`,
+        [MIGRATION_LOCK_ID],
+      );
       expect(Number(locks.rows[0]!.n)).to.equal(0);
     });
+  });
+
+  it('a request that waits longer than query_wait_timeout for a server connection is a 503 STORE_UNAVAILABLE with Retry-After, and the next one succeeds', async () => {
+    // A deployment of its own (database and Redis prefix), on a pooler with one server connection.
+    const narrow = await startPgBouncer({ serverPoolSize: 1, queryWaitTimeoutSeconds: 2 });
+    const own = await createScratchDatabase('pgbouncer_narrow');
+    const holder = new pg.Client({ connectionString: narrow.urlFor(own.url) });
+    let chat: Awaited<ReturnType<typeof startChatProcess>> | undefined;
+    let api: ApiClient | undefined;
+    try {
+      chat = await startChatProcess({
+        name: 'chat-narrow-pool',
+        env: {
+          DATABASE_URL: narrow.urlFor(own.url),
+          DATABASE_POOLER: 'transaction',
+          REDIS_URL: testConfig.redisUrl,
+          REDIS_KEY_PREFIX: `pgb-${ulid().toLowerCase()}`,
+          CORE_URL: cluster!.core.url,
+        },
+      });
+      api = new ApiClient(chat.url);
+      const { scenario, actors } = await cluster!.scenario();
+      const scope = { repositoryId: scenario.repositoryId };
+      const reader = await actors.reader();
+      // The pooler's only server connection, held by an open transaction.
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1');
+      const refused = await api.list(scope, reader);
+      expect(refused.status, refused.text).to.equal(503);
+      expect(errorCode(refused)).to.equal('STORE_UNAVAILABLE');
+      expect(refused.headers['retry-after']).to.match(/^[0-9]+$/);
+      await holder.query('COMMIT');
+      const listed = await api.list<MessagePageResponse>(scope, reader);
+      expect(listed.status, listed.text).to.equal(200);
+    } finally {
+      api?.close();
+      await holder.end().catch(() => undefined);
+      await chat?.stop();
+      await narrow.stop();
+      await own.drop();
+    }
   });
 
   it('concurrent appends with same-key retries through both processes, list pages, room streams resumed with Last-Event-ID and mentions in the inbox: 0 lost, 0 duplicated', async () => {
