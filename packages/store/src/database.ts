@@ -32,7 +32,6 @@ export type DatabaseTarget =
     }
   | { kind: 'pglite'; dataDir?: string };
 
-
 export interface Database {
   readonly kind: DatabaseTarget['kind'];
   readonly db: ChatDb;
