@@ -50,6 +50,10 @@ export const databaseFields = {
   DATABASE_URL: z.string().url().optional().describe('PostgreSQL URL; unset means embedded PGlite in `DATA_DIR` (one process only)'),
   DATA_DIR: z.string().min(1).default('./data').describe('folder of the embedded database'),
   DATABASE_POOL_SIZE: positiveInt.max(500).default(10).describe('PostgreSQL connections per process'),
+  DATABASE_POOLER: z
+    .enum(['none', 'transaction'])
+    .default('none')
+    .describe('`transaction` when `DATABASE_URL` is a transaction-pooling proxy (PgBouncer `pool_mode = transaction`): statements go unnamed and no session setting is sent at connect (see docs/operations.md)'),
 };
 
 export const redisFields = {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { assertSafeOutsideDevelopment, ConfigError, DEVELOPMENT_SERVICE_TOKEN, parseEnv, renderConfigTable, replaceConfigTable, sharedEnvFields } from './index.ts';
+import { assertSafeOutsideDevelopment, ConfigError, databaseConfigOf, DEVELOPMENT_SERVICE_TOKEN, parseEnv, renderConfigTable, replaceConfigTable, sharedEnvFields } from './index.ts';
 
 describe('service configuration', () => {
   const schema = z.object(sharedEnvFields);
@@ -23,6 +23,12 @@ describe('service configuration', () => {
     const long = 'x'.repeat(32);
     expect(parseEnv(schema, { CURSOR_SECRETS_PREVIOUS: `${long}, ${long}y` }).CURSOR_SECRETS_PREVIOUS).to.deep.equal([long, `${long}y`]);
     expect(() => parseEnv(schema, { CURSOR_SECRETS_PREVIOUS: 'short' })).to.throw(/CURSOR_SECRETS_PREVIOUS/);
+  });
+
+  it('maps DATABASE_POOLER into the database config, `none` by default, and refuses other pooling modes', () => {
+    expect(databaseConfigOf(parseEnv(schema, {})).pooler).to.equal('none');
+    expect(databaseConfigOf(parseEnv(schema, { DATABASE_POOLER: 'transaction' })).pooler).to.equal('transaction');
+    expect(() => parseEnv(schema, { DATABASE_POOLER: 'statement' })).to.throw(/DATABASE_POOLER/);
   });
 
   it('refuses a Redis key prefix with hash-tag braces', () => {

@@ -28,7 +28,16 @@ export interface DatabaseConfig {
   url: string | undefined;
   dataDir: string;
   poolSize: number;
+  /**
+   * What sits between the process and PostgreSQL: `transaction` is a transaction-pooling proxy,
+   * which hands each transaction whatever server connection is free, so nothing may live in a session.
+   * @defaultValue 'none'
+   */
+  pooler?: DatabasePooler;
 }
+
+/** `none`: a direct (or session-pooled) connection; `transaction`: a transaction-pooling proxy. */
+export type DatabasePooler = 'none' | 'transaction';
 
 export interface RedisConfig {
   /** undefined means the in-process backbone, rate windows and leases. */
@@ -60,7 +69,12 @@ export const httpConfigOf = (e: Parsed<typeof httpFields>): HttpServerConfig => 
 
 export const adminHostOf = (e: Parsed<typeof adminFields>): string => e.ADMIN_HOST;
 
-export const databaseConfigOf = (e: Parsed<typeof databaseFields>): DatabaseConfig => ({ url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE });
+export const databaseConfigOf = (e: Parsed<typeof databaseFields>): DatabaseConfig => ({
+  url: e.DATABASE_URL,
+  dataDir: e.DATA_DIR,
+  poolSize: e.DATABASE_POOL_SIZE,
+  pooler: e.DATABASE_POOLER,
+});
 
 export const redisConfigOf = (e: Parsed<typeof redisFields>): RedisConfig => ({ url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX });
 

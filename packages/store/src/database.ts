@@ -7,6 +7,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import type { DatabasePooler } from '@chat/service-config';
 import { schema } from './schema.ts';
 import { startPgliteThread } from './pglite-thread.ts';
 import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql-client.ts';
@@ -14,7 +15,21 @@ import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql-client.ts';
 export type ChatDb = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number; statementTimeoutMs?: number; connectTimeoutMs?: number }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      statementTimeoutMs?: number;
+      connectTimeoutMs?: number;
+      /**
+       * `transaction`: `url` is a transaction-pooling proxy (PgBouncer `pool_mode = transaction`),
+       * which gives each transaction whatever server connection is free. Nothing may then rely on a
+       * session: statements run unnamed, and the statement timeout is left to the server's settings
+       * (a startup parameter is refused by the proxy, and would bind one server connection only).
+       * @defaultValue 'none'
+       */
+      pooler?: DatabasePooler;
+    }
   | { kind: 'pglite'; dataDir?: string };
 
 export interface Database {
@@ -39,11 +54,14 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 }
 
 function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Database {
+  const pooled = target.pooler === 'transaction';
   const pool = new pg.Pool({
     connectionString: target.url,
     max: target.poolSize ?? 10,
     connectionTimeoutMillis: target.connectTimeoutMs ?? 3000,
-    statement_timeout: target.statementTimeoutMs ?? 10_000,
+    // A session setting sent at connect: PgBouncer refuses the startup parameter, and through any
+    // transaction pooler it would only reach the one server connection behind the first transaction.
+    ...(pooled ? {} : { statement_timeout: target.statementTimeoutMs ?? 10_000 }),
     idleTimeoutMillis: 30_000,
   });
   // A connection lost under a client (server restart, network reset) must not crash the process:
@@ -54,7 +72,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
   return {
     kind: 'postgres',
     db,
-    sql: pgSqlClient(pool),
+    sql: pgSqlClient(pool, { namedStatements: !pooled }),
     async exec(sql) {
       await pool.query(sql);
     },
@@ -88,8 +106,18 @@ async function openPglite(target: Extract<DatabaseTarget, { kind: 'pglite' }>): 
 }
 
 /** PostgreSQL when a URL is configured, else embedded PGlite in `dataDir`: the rule every process follows. */
-export function databaseTargetFor(config: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number }): DatabaseTarget {
+export function databaseTargetFor(config: {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+  pooler?: DatabasePooler | undefined;
+}): DatabaseTarget {
   return config.databaseUrl
-    ? { kind: 'postgres', url: config.databaseUrl, ...(config.poolSize ? { poolSize: config.poolSize } : {}) }
+    ? {
+        kind: 'postgres',
+        url: config.databaseUrl,
+        ...(config.poolSize ? { poolSize: config.poolSize } : {}),
+        ...(config.pooler ? { pooler: config.pooler } : {}),
+      }
     : { kind: 'pglite', dataDir: config.dataDir };
 }

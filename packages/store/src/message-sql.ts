@@ -4,7 +4,8 @@ import type { MessageRow } from './schema.ts';
 /**
  * The append path's statements, by hand. Each has fixed text whatever the batch size: rows travel
  * as one JSON parameter read with `json_to_recordset`, so PostgreSQL keeps every statement prepared
- * per connection and the same text runs on PGlite. Bodies travel base64-encoded because they may
+ * per connection (behind a transaction pooler they run unnamed: sql-client.ts) and the same text
+ * runs on PGlite. Bodies travel base64-encoded because they may
  * hold NUL, which JSON-to-text conversion refuses.
  *
  * A prepared statement keeps the generic plan it got after its first few runs, which on a new

@@ -8,7 +8,7 @@ import { databaseTargetFor, openDatabase } from './database.ts';
 import { loadMigrateConfig } from './migrate-config.ts';
 
 const config = loadConfigOrExit(() => loadMigrateConfig(process.env));
-const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir }));
+const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir, pooler: config.database.pooler }));
 try {
   const applied = await migrate(database);
   process.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'schema up to date\n');

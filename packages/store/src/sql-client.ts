@@ -26,11 +26,26 @@ export interface SqlClient extends SqlQueryable {
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
 }
 
-export function pgSqlClient(pool: pg.Pool): SqlClient {
+/** How statements reach the server. */
+export interface PgSqlClientOptions {
+  /**
+   * Whether statements with a `name` are kept prepared per connection. Behind a transaction pooler
+   * a connection's next statement may run on another server connection, which never saw the
+   * prepare, or saw another client's under the same name; there every statement runs unnamed
+   * (parsed and planned each time, as the unnamed ones always are).
+   * @defaultValue true
+   */
+  namedStatements?: boolean;
+}
+
+export function pgSqlClient(pool: pg.Pool, options: PgSqlClientOptions = {}): SqlClient {
+  const named = options.namedStatements ?? true;
   const over = (queryable: pg.Pool | pg.PoolClient): SqlQueryable => ({
     async query<R>(statement: SqlStatement, params: unknown[]) {
       const result = await queryable.query(
-        statement.name === undefined ? { text: statement.text, values: params } : { name: statement.name, text: statement.text, values: params },
+        !named || statement.name === undefined
+          ? { text: statement.text, values: params }
+          : { name: statement.name, text: statement.text, values: params },
       );
       return result.rows as R[];
     },

@@ -18,6 +18,7 @@ import {
   positiveInt,
   redisFields,
   type CoreConfig,
+  type DatabasePooler,
 } from '@chat/service-config';
 import { z } from 'zod';
 import type { NotifierSettingsInput } from './runtime.ts';
@@ -26,6 +27,7 @@ export const NotifierEnvSchema = z.object({
   ...developmentFields,
   DATABASE_URL: databaseFields.DATABASE_URL.unwrap().describe(databaseFields.DATABASE_URL.description!),
   DATABASE_POOL_SIZE: databaseFields.DATABASE_POOL_SIZE,
+  DATABASE_POOLER: databaseFields.DATABASE_POOLER,
   REDIS_URL: redisFields.REDIS_URL.unwrap().describe(redisFields.REDIS_URL.description!),
   REDIS_KEY_PREFIX: redisFields.REDIS_KEY_PREFIX,
   CORE_URL: coreFields.CORE_URL.unwrap().describe(coreFields.CORE_URL.description!),
@@ -53,7 +55,7 @@ export interface NotifierConfig {
   developmentMode: boolean;
   log: { level: string };
   admin: { host: string; port: number };
-  database: { url: string; poolSize: number };
+  database: { url: string; poolSize: number; pooler: DatabasePooler };
   redis: { url: string; keyPrefix: string };
   core: CoreConfig;
   notifier: NotifierSettingsInput;
@@ -66,7 +68,7 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv): NotifierConfig {
       developmentMode: developmentModeOf(e),
       log: logConfigOf(e),
       admin: { host: adminHostOf(e), port: e.NOTIFIER_ADMIN_PORT },
-      database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+      database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, pooler: e.DATABASE_POOLER },
       redis: { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX },
       core: coreConfigOf(e),
       notifier: {

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ name: 'notifier', level: config.log.level });
   const platform = await openPlatform(
     {
-      database: { url: config.database.url, dataDir: './data', poolSize: config.database.poolSize },
+      database: { ...config.database, dataDir: './data' },
       redis: config.redis,
       core: config.core,
       // The notifier makes no cursors; the codec is loaded all the same, from the database's key.
