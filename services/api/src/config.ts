@@ -2,22 +2,7 @@
  * The API's settings, read from the environment once at start and handed on as one typed, nested
  * object. Nothing else reads `process.env`.
  */
-import {
-  adminHostOf,
-  assertSafeOutsideDevelopment,
-  coreConfigOf,
-  cursorConfigOf,
-  databaseConfigOf,
-  developmentModeOf,
-  httpConfigOf,
-  loadConfig,
-  logConfigOf,
-  port,
-  positiveInt,
-  redisConfigOf,
-  sharedEnvFields,
-  type CoreConfig,
-} from '@chat/service-config';
+import { loadConfig, port, positiveInt, sharedEnvFields, standaloneServiceConfigOf, type StandaloneServiceConfig } from '@chat/service-config';
 import { z } from 'zod';
 
 /** The API's own variables, spread into the standalone API's and the all-in-one's schemas. */
@@ -68,15 +53,7 @@ export const apiServiceConfigOf = (e: ParsedApiFields): ApiServiceConfig => ({
 });
 
 /** The standalone API's configuration. */
-export interface ApiConfig {
-  developmentMode: boolean;
-  log: { level: string };
-  http: ReturnType<typeof httpConfigOf>;
-  admin: { host: string; port: number };
-  database: ReturnType<typeof databaseConfigOf>;
-  redis: ReturnType<typeof redisConfigOf>;
-  core: CoreConfig;
-  cursor: ReturnType<typeof cursorConfigOf>;
+export interface ApiConfig extends StandaloneServiceConfig {
   api: ApiServiceConfig;
 }
 
@@ -85,19 +62,5 @@ export interface ApiConfig {
  * public development token and plain-http core off loopback are refused.
  */
 export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
-  return loadConfig(ApiEnvSchema, env, (e) => {
-    const config: ApiConfig = {
-      developmentMode: developmentModeOf(e),
-      log: logConfigOf(e),
-      http: httpConfigOf(e),
-      admin: { host: adminHostOf(e), port: e.API_ADMIN_PORT },
-      database: databaseConfigOf(e),
-      redis: redisConfigOf(e),
-      core: coreConfigOf(e),
-      cursor: cursorConfigOf(e),
-      api: apiServiceConfigOf(e),
-    };
-    assertSafeOutsideDevelopment({ developmentMode: config.developmentMode, coreUrl: config.core.url, serviceToken: config.core.serviceToken });
-    return config;
-  });
+  return loadConfig(ApiEnvSchema, env, (e) => ({ ...standaloneServiceConfigOf(e, e.API_ADMIN_PORT), api: apiServiceConfigOf(e) }));
 }

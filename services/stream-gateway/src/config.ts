@@ -2,22 +2,7 @@
  * The stream gateway's settings, read from the environment once at start and handed on as one
  * typed, nested object. Nothing else reads `process.env`.
  */
-import {
-  adminHostOf,
-  assertSafeOutsideDevelopment,
-  coreConfigOf,
-  cursorConfigOf,
-  databaseConfigOf,
-  developmentModeOf,
-  httpConfigOf,
-  loadConfig,
-  logConfigOf,
-  port,
-  positiveInt,
-  redisConfigOf,
-  sharedEnvFields,
-  type CoreConfig,
-} from '@chat/service-config';
+import { loadConfig, port, positiveInt, sharedEnvFields, standaloneServiceConfigOf, type StandaloneServiceConfig } from '@chat/service-config';
 import { z } from 'zod';
 import type { StreamEngineSettings } from './settings.ts';
 
@@ -79,33 +64,11 @@ export const gatewayServiceConfigOf = (e: ParsedGatewayFields): GatewayServiceCo
 });
 
 /** The standalone gateway's configuration. */
-export interface GatewayConfig {
-  developmentMode: boolean;
-  log: { level: string };
-  http: ReturnType<typeof httpConfigOf>;
-  admin: { host: string; port: number };
-  database: ReturnType<typeof databaseConfigOf>;
-  redis: ReturnType<typeof redisConfigOf>;
-  core: CoreConfig;
-  cursor: ReturnType<typeof cursorConfigOf>;
+export interface GatewayConfig extends StandaloneServiceConfig {
   gateway: GatewayServiceConfig;
 }
 
 /** Parses the environment; a bad value, or an unsafe one outside development mode, fails the start naming it. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
-  return loadConfig(GatewayEnvSchema, env, (e) => {
-    const config: GatewayConfig = {
-      developmentMode: developmentModeOf(e),
-      log: logConfigOf(e),
-      http: httpConfigOf(e),
-      admin: { host: adminHostOf(e), port: e.GATEWAY_ADMIN_PORT },
-      database: databaseConfigOf(e),
-      redis: redisConfigOf(e),
-      core: coreConfigOf(e),
-      cursor: cursorConfigOf(e),
-      gateway: gatewayServiceConfigOf(e),
-    };
-    assertSafeOutsideDevelopment({ developmentMode: config.developmentMode, coreUrl: config.core.url, serviceToken: config.core.serviceToken });
-    return config;
-  });
+  return loadConfig(GatewayEnvSchema, env, (e) => ({ ...standaloneServiceConfigOf(e, e.GATEWAY_ADMIN_PORT), gateway: gatewayServiceConfigOf(e) }));
 }
