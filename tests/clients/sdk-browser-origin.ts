@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { proxyRequest } from '../harness/streaming-proxy.ts';
 import type { ConsumerDriver, ConsumerRun } from './stream-consumer-drivers.ts';
 import type { Page } from 'playwright-core';
 
@@ -84,19 +85,7 @@ export class SdkBrowserOrigin {
         return;
       }
       if (!path.startsWith('/v1/')) return void res.writeHead(404).end();
-      const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent: false },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          res.flushHeaders();
-          answer.pipe(res);
-          answer.on('aborted', () => res.destroy());
-          answer.on('error', () => res.destroy());
-        },
-      );
-      upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
-      res.on('close', () => upstream.destroy());
-      req.pipe(upstream);
+      proxyRequest(req, res, target);
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { proxyRequest } from './streaming-proxy.ts';
 
 /**
  * The test page's script: the `eventsource` npm package (the same client the Node test uses, loaded
@@ -67,19 +68,7 @@ export class SseBrowserOrigin {
         res.writeHead(404).end();
         return;
       }
-      const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent: false },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          res.flushHeaders();
-          answer.pipe(res);
-          answer.on('aborted', () => res.destroy());
-          answer.on('error', () => res.destroy());
-        },
-      );
-      upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
-      res.on('close', () => upstream.destroy());
-      req.pipe(upstream);
+      proxyRequest(req, res, target);
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
