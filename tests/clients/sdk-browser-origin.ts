@@ -1,9 +1,8 @@
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { proxyRequest } from '../harness/streaming-proxy.ts';
+import { closeServer, listenOnLoopback, proxyRequest } from '../harness/streaming-proxy.ts';
 import type { ConsumerDriver, ConsumerRun } from './stream-consumer-drivers.ts';
 import type { Page } from 'playwright-core';
 
@@ -87,11 +86,7 @@ export class SdkBrowserOrigin {
       if (!path.startsWith('/v1/')) return void res.writeHead(404).end();
       proxyRequest(req, res, target);
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    this.url = `http://127.0.0.1:${address.port}`;
+    this.url = await listenOnLoopback(server);
     this.server = server;
   }
 
@@ -99,8 +94,7 @@ export class SdkBrowserOrigin {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   }
 }
 

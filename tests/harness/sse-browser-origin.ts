@@ -1,8 +1,7 @@
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { proxyRequest } from './streaming-proxy.ts';
+import { closeServer, listenOnLoopback, proxyRequest } from './streaming-proxy.ts';
 
 /**
  * The test page's script: the `eventsource` npm package (the same client the Node test uses, loaded
@@ -70,11 +69,7 @@ export class SseBrowserOrigin {
       }
       proxyRequest(req, res, target);
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    this.url = `http://127.0.0.1:${address.port}`;
+    this.url = await listenOnLoopback(server);
     this.server = server;
   }
 
@@ -82,7 +77,6 @@ export class SseBrowserOrigin {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
   }
 }

@@ -1,4 +1,5 @@
-import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import { request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /**
  * Forwards one request to `target` and streams the answer back as it arrives (event streams
@@ -19,4 +20,19 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: 
   upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
   res.on('close', () => upstream.destroy());
   req.pipe(upstream);
+}
+
+/** Listens on a free loopback port and answers the server's base URL. */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Closes the server and every connection it still holds (open event streams included). */
+export async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }

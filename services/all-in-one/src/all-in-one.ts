@@ -50,7 +50,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   const gateway = createGatewayRuntime({ platform, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
   const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, extraRouters: [gateway.router] });
   api.outbox.relay.start();
-  const notifier = createNotifierRuntime({ platform, logger: logger.child({ component: 'notifier' }) });
+  const notifier = createNotifierRuntime({ platform, logger });
   await notifier.start();
 
   const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes], api.app), config.http.port, config.http.host, config.http.limits);
