@@ -9,7 +9,7 @@ const run = promisify(execFile);
  * (services/api/bench/redos-render.ts, in a process of its own). Returns the slowest few.
  */
 export async function measureRedosRender(): Promise<{ slowest: Array<{ name: string; ms: number }>; count: number }> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'services/api/bench/redos-render.ts', '--json'], { cwd: testConfig.repoRoot, maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', 'services/api/bench/redos-render.ts', '--json'], { cwd: testConfig.repoRoot, maxBuffer: 1 << 20 });
   const timings = stdout
     .trim()
     .split('\n')

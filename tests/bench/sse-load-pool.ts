@@ -56,7 +56,7 @@ export class SseLoadPool {
 
   static async start(processes: number): Promise<SseLoadPool> {
     const workers = Array.from({ length: processes }, () => {
-      const child = fork(WORKER_SCRIPT, [], { cwd: testConfig.repoRoot, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(WORKER_SCRIPT, [], { cwd: testConfig.repoRoot, execArgv: ['--import', 'tsx', '--conditions=@chat/source'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       return new LoadWorker(child);
     });
     const pool = new SseLoadPool(workers);

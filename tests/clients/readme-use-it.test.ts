@@ -46,7 +46,7 @@ describe('[embedded] README "Use it": every snippet runs against the all-in-one 
     const { code } = blocks[0]!;
     expect(code.trim().split('\n')).to.have.length(5);
     const file = snippetFile('readme-sdk.ts', code);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', file], {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', file], {
       cwd: testConfig.repoRoot,
       env: { PATH: process.env.PATH ?? '', CHAT_URL: stack.chat.url, CHAT_TOKEN: await mint({ type: 'human', subjectId: 'u_alice' }) },
       encoding: 'utf8',

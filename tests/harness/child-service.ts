@@ -54,12 +54,21 @@ process.once('exit', () => {
 export interface ChildServiceOptions {
   /** Name used in error messages. */
   name: string;
-  /** Entry point relative to the repository root. */
+  /** Entry point relative to the repository root (or to `compiled.cwd`). */
   script: string;
   env: Record<string, string>;
+  /**
+   * Runs a compiled build instead: `node <script>` in `cwd`, with no loader and no source
+   * condition, exactly as the production image runs it.
+   */
+  compiled?: { cwd: string };
 }
 
-/** A service started as `node --import tsx <script>`, with its output kept for diagnostics. */
+/**
+ * A service started as `node --import tsx --conditions=@chat/source <script>` (workspace packages
+ * resolve to their TypeScript sources), or as plain `node <script>` for a compiled build, with its
+ * output kept for diagnostics.
+ */
 export class ChildService {
   readonly process: ChildProcess;
   private output = '';
@@ -70,8 +79,9 @@ export class ChildService {
   constructor(private readonly options: ChildServiceOptions) {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const key of SERVICE_ENV_KEYS) delete env[key];
-    this.process = spawn(process.execPath, [...(process.env.CHILD_NODE_FLAGS ? process.env.CHILD_NODE_FLAGS.split(' ') : []), '--import', 'tsx', options.script], {
-      cwd: testConfig.repoRoot,
+    const loader = options.compiled ? [] : ['--import', 'tsx', '--conditions=@chat/source'];
+    this.process = spawn(process.execPath, [...(process.env.CHILD_NODE_FLAGS ? process.env.CHILD_NODE_FLAGS.split(' ') : []), ...loader, options.script], {
+      cwd: options.compiled?.cwd ?? testConfig.repoRoot,
       env: { ...env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -123,14 +133,14 @@ export class ChildService {
     }
   }
 
-  /** Polls `probe` until it resolves true, failing early if the process dies. */
-  async waitUntil(probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  /** Polls `probe` every `intervalMs` until it resolves true, failing early if the process dies. */
+  async waitUntil(probe: () => Promise<boolean>, timeoutMs = 60_000, intervalMs = 100): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.exited) throw new Error(`${this.options.name} exited during start:\n${this.output}`);
       if (await probe().catch(() => false)) return;
       if (Date.now() > deadline) throw new Error(`${this.options.name} not ready within ${timeoutMs} ms:\n${this.output}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, intervalMs));
     }
   }
 

@@ -66,29 +66,36 @@ describe('project rules', () => {
 
   it('refuses a command that is not the package script', () => {
     const changed = withChange(docs, 'Deployment', 'notifier', (d) => {
-      d.spec.template.spec.containers[0].command = ['node', '--import', 'tsx', 'src/worker.ts'];
+      d.spec.template.spec.containers[0].command = ['node', '--import', 'tsx', 'src/main.ts'];
     });
     expect(messages(changed)).to.include(
-      'notifier.yaml Deployment/notifier: container notifier runs ["node","--import","tsx","src/worker.ts"] in /app/services/notifier; "start" of services/notifier is ["node","--import","tsx","src/main.ts"] in /app/services/notifier',
+      'notifier.yaml Deployment/notifier: container notifier runs ["node","--import","tsx","src/main.ts"] in /app/node_modules/@chat/notifier; "start" of services/notifier is ["node","dist/main.js"] in /app/node_modules/@chat/notifier',
+    );
+    const repoLayout = withChange(docs, 'Deployment', 'notifier', (d) => {
+      d.spec.template.spec.containers[0].workingDir = '/app/services/notifier';
+    });
+    expect(messages(repoLayout)).to.include(
+      'notifier.yaml Deployment/notifier: container notifier runs ["node","dist/main.js"] in /app/services/notifier; "start" of services/notifier is ["node","dist/main.js"] in /app/node_modules/@chat/notifier',
     );
   });
 
   it('follows the package scripts: a changed or missing script fails the same manifests', async () => {
     const root = await mkdtemp(join(tmpdir(), 'k8s-validate-'));
-    const pkg = (scripts: Record<string, string>) => JSON.stringify({ name: 'x', scripts });
+    const pkg = (name: string, scripts: Record<string, string>) => JSON.stringify({ name, scripts });
     for (const dir of ['services/api', 'services/stream-gateway', 'services/notifier', 'packages/store']) {
       await mkdir(join(root, dir, 'src'), { recursive: true });
       await writeFile(join(root, dir, 'src/main.ts'), '');
     }
-    await writeFile(join(root, 'services/api/package.json'), pkg({ start: 'tsx src/server.ts' }));
-    await writeFile(join(root, 'services/stream-gateway/package.json'), pkg({ start: 'tsx src/main.ts' }));
-    await writeFile(join(root, 'services/notifier/package.json'), pkg({ start: 'tsx src/main.ts' }));
-    await writeFile(join(root, 'packages/store/package.json'), pkg({}));
+    await writeFile(join(root, 'services/api/package.json'), pkg('@chat/api', { start: 'node dist/server.js' }));
+    await writeFile(join(root, 'services/stream-gateway/package.json'), pkg('@chat/stream-gateway', { start: 'node dist/main.js' }));
+    await writeFile(join(root, 'services/notifier/package.json'), pkg('@chat/notifier', { start: 'tsx src/main.ts' }));
+    await writeFile(join(root, 'packages/store/package.json'), pkg('@chat/store', {}));
     const found = messages(docs, root);
-    expect(found).to.include('api.yaml Deployment/api: services/api/src/server.ts (the "start" script\'s entry) does not exist');
-    expect(found.join('\n')).to.match(/Deployment\/api: container api runs .* "start" of services\/api is \["node","--import","tsx","src\/server.ts"\]/);
+    expect(found).to.include('api.yaml Deployment/api: services/api/src/server.ts (the source of the "start" script\'s entry) does not exist');
+    expect(found.join('\n')).to.match(/Deployment\/api: container api runs .* "start" of services\/api is \["node","dist\/server.js"\]/);
+    expect(found).to.include('notifier.yaml Deployment/notifier: script "start" of services/notifier is "tsx src/main.ts", not "node dist/<file>.js"');
     expect(found).to.include('migrate/migrate-job.yaml Job/chat-migrate: packages/store/package.json has no "migrate" script');
-    expect(found.filter((m) => m.includes('stream-gateway') || m.includes('notifier'))).to.deep.equal([]);
+    expect(found.filter((m) => m.includes('stream-gateway'))).to.deep.equal([]);
   });
 
   it('requires an autoscaler and a disruption budget, and no replicas under an autoscaler', () => {

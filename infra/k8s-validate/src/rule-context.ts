@@ -1,17 +1,29 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, type Issue, type KubeObject, type ManifestDocument } from './issue.ts';
+import { ADDON_NAMESPACES } from './service-catalog.ts';
 
-/** What every rule reads: the objects (already schema-valid), their files and the repository. */
+/**
+ * What every rule reads: the application's objects (already schema-valid), the cluster add-ons'
+ * objects (folders of ADDON_NAMESPACES, in their own namespaces), their files and the repository.
+ */
 export interface RuleContext {
   objects: Array<{ file: string; object: KubeObject }>;
+  addons: Array<{ file: string; object: KubeObject }>;
   repoRoot: string;
 }
 
 export type Rule = (ctx: RuleContext) => Issue[];
 
+/** The add-on folder a manifest file belongs to, if any. */
+export function addonOf(file: string): string | undefined {
+  const folder = file.split('/')[0]!;
+  return file.includes('/') && folder in ADDON_NAMESPACES ? folder : undefined;
+}
+
 export function buildContext(documents: ManifestDocument[], repoRoot: string): RuleContext {
-  return { objects: documents.map((d) => ({ file: d.file, object: d.value as KubeObject })), repoRoot };
+  const all = documents.map((d) => ({ file: d.file, object: d.value as KubeObject }));
+  return { objects: all.filter((o) => addonOf(o.file) === undefined), addons: all.filter((o) => addonOf(o.file) !== undefined), repoRoot };
 }
 
 export function ofKind(ctx: RuleContext, kind: string): Array<{ file: string; object: KubeObject }> {
@@ -28,12 +40,12 @@ export function issueFor(file: string, object: KubeObject, message: string): Iss
   return { file, object: describe(object), message };
 }
 
-/** package.json scripts of a workspace package, or undefined when the package does not exist. */
-export function packageScripts(repoRoot: string, packageDir: string): Record<string, string> | undefined {
+/** Name and scripts of a workspace package, or undefined when the package does not exist. */
+export function packageManifest(repoRoot: string, packageDir: string): { name: string; scripts: Record<string, string> } | undefined {
   const path = join(repoRoot, packageDir, 'package.json');
   if (!existsSync(path)) return undefined;
-  const pkg = JSON.parse(readFileSync(path, 'utf8')) as { scripts?: Record<string, string> };
-  return pkg.scripts ?? {};
+  const pkg = JSON.parse(readFileSync(path, 'utf8')) as { name?: string; scripts?: Record<string, string> };
+  return { name: pkg.name ?? '', scripts: pkg.scripts ?? {} };
 }
 
 /** Loose view of the parts of a pod spec the rules read. */

@@ -30,8 +30,23 @@ export const WORKLOADS: Readonly<Record<string, WorkloadSpec>> = {
   migrate: { packageDir: 'packages/store', script: 'migrate' },
 };
 
-/** Where the Dockerfile puts the repository inside the image. */
+/**
+ * Where the Dockerfile puts the output of `pnpm deploy` of the all-in-one package inside the image:
+ * every other workspace package is a dependency of it, under node_modules.
+ */
 export const IMAGE_APP_ROOT = '/app';
+
+/** A workspace package's folder inside the image, where its scripts run. */
+export const imagePackageDir = (packageName: string): string => `${IMAGE_APP_ROOT}/node_modules/${packageName}`;
+
+/**
+ * Folders of infra/k8s holding configuration for cluster add-ons the application relies on, applied
+ * by their own kustomization into the add-on's namespace: folder → namespace.
+ */
+export const ADDON_NAMESPACES: Readonly<Record<string, string>> = {
+  // The rule that serves the gateways' open-streams gauge as a custom metric to their autoscaler.
+  'prometheus-adapter': 'monitoring',
+};
 
 /** Time between SIGTERM's deadline and the end of the drain that the grace period must leave. */
 export const GRACE_MARGIN_MS = 5_000;

@@ -4,28 +4,31 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { configData, issueFor, ofKind, packageScripts, workloads, type Rule } from './rule-context.ts';
-import { IMAGE_APP_ROOT, WORKLOADS } from './service-catalog.ts';
+import { configData, issueFor, ofKind, packageManifest, workloads, type Rule } from './rule-context.ts';
+import { imagePackageDir, WORKLOADS } from './service-catalog.ts';
 import type { Issue } from './issue.ts';
 
-/** Each workload names a known component, and its command is that package's script without pnpm. */
+/**
+ * Each workload names a known component, and its command is that package's script without pnpm:
+ * `node dist/<entry>.js` (the compiled `src/<entry>.ts`) in the package's folder inside the image.
+ */
 export const commandMatchesPackageScript: Rule = (ctx) =>
   workloads(ctx).flatMap(({ file, object, pod }) => {
     const component = object.metadata?.labels?.['app.kubernetes.io/component'] ?? '';
     const spec = WORKLOADS[component];
     if (!spec) return [issueFor(file, object, `label app.kubernetes.io/component "${component}" names no known workload (${Object.keys(WORKLOADS).join(', ')})`)];
-    const scripts = packageScripts(ctx.repoRoot, spec.packageDir);
-    if (!scripts) return [issueFor(file, object, `package ${spec.packageDir} does not exist`)];
-    const script = scripts[spec.script];
+    const pkg = packageManifest(ctx.repoRoot, spec.packageDir);
+    if (!pkg) return [issueFor(file, object, `package ${spec.packageDir} does not exist`)];
+    const script = pkg.scripts[spec.script];
     if (script === undefined) return [issueFor(file, object, `${spec.packageDir}/package.json has no "${spec.script}" script`)];
-    const entry = /^tsx (\S+\.ts)$/.exec(script.trim());
-    if (!entry) return [issueFor(file, object, `script "${spec.script}" of ${spec.packageDir} is "${script}", not "tsx <file>.ts"`)];
+    const entry = /^node dist\/(\S+)\.js$/.exec(script.trim());
+    if (!entry) return [issueFor(file, object, `script "${spec.script}" of ${spec.packageDir} is "${script}", not "node dist/<file>.js"`)];
     const issues: Issue[] = [];
-    if (!existsSync(join(ctx.repoRoot, spec.packageDir, entry[1]!))) {
-      issues.push(issueFor(file, object, `${spec.packageDir}/${entry[1]} (the "${spec.script}" script's entry) does not exist`));
+    if (!existsSync(join(ctx.repoRoot, spec.packageDir, 'src', `${entry[1]}.ts`))) {
+      issues.push(issueFor(file, object, `${spec.packageDir}/src/${entry[1]}.ts (the source of the "${spec.script}" script's entry) does not exist`));
     }
-    const expected = ['node', '--import', 'tsx', entry[1]!];
-    const workingDir = `${IMAGE_APP_ROOT}/${spec.packageDir}`;
+    const expected = ['node', `dist/${entry[1]}.js`];
+    const workingDir = imagePackageDir(pkg.name);
     for (const c of pod.containers) {
       const actual = [...(c.command ?? []), ...(c.args ?? [])];
       if (JSON.stringify(actual) !== JSON.stringify(expected) || c.workingDir !== workingDir) {
@@ -70,7 +73,7 @@ export const securityHardened: Rule = (ctx) =>
       if (sc?.allowPrivilegeEscalation !== false) issues.push(issueFor(file, object, `container ${c.name}: allowPrivilegeEscalation must be false`));
       if (sc?.readOnlyRootFilesystem !== true) issues.push(issueFor(file, object, `container ${c.name}: readOnlyRootFilesystem must be true`));
       if (!sc?.capabilities?.drop?.includes('ALL')) issues.push(issueFor(file, object, `container ${c.name}: capabilities.drop must include ALL`));
-      if (!c.volumeMounts?.some((m) => m.mountPath === '/tmp')) issues.push(issueFor(file, object, `container ${c.name}: needs a writable /tmp (tsx's cache) with a read-only root`));
+      if (!c.volumeMounts?.some((m) => m.mountPath === '/tmp')) issues.push(issueFor(file, object, `container ${c.name}: needs a writable /tmp (HOME, os.tmpdir()) with a read-only root`));
     }
     return issues;
   });

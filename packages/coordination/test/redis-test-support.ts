@@ -70,7 +70,7 @@ const packageDir = fileURLToPath(new URL('../', import.meta.url));
 
 /** Starts one of the `test/` scripts as its own Node process. */
 export function startScript(script: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', `test/${script}`, ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', `test/${script}`, ...args], {
     cwd: packageDir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

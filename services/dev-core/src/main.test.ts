@@ -11,7 +11,7 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
 /** Runs the CLI as outside tests do and waits for the URL it prints. */
 async function startCli(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', 'src/main.ts'], {
     cwd: packageDir,
     env: { ...process.env, DEV_CORE_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,7 +58,7 @@ describe('dev-core CLI (src/main.ts)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'dev-core-'));
     const path = join(dir, 'fixture.json');
     await writeFile(path, JSON.stringify({ repositories: [{ id: 'nope', state: 'active' }] }));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', 'src/main.ts'], {
       cwd: packageDir,
       env: { ...process.env, DEV_CORE_PORT: '0', DEV_CORE_FIXTURE: path },
       stdio: ['ignore', 'pipe', 'pipe'],

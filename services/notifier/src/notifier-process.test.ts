@@ -37,7 +37,7 @@ describe('notifier process', function () {
   });
 
   function startNotifierProcess(prefix: string): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', MAIN], {
       cwd: PACKAGE_DIR,
       env: {
         PATH: process.env.PATH,

@@ -73,7 +73,7 @@ describe('ingress error backend (the ingress-errors process over real HTTP)', fu
   before(async () => {
     [port, admin] = [await freePort(), await freePort()];
     // What the ingress-errors Deployment runs (the package's start:ingress-errors script, without pnpm).
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/ingress-errors-main.ts'], {
+    child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', 'src/ingress-errors-main.ts'], {
       cwd: API_DIR,
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), INGRESS_ERRORS_ADMIN_PORT: String(admin), LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
