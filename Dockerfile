@@ -1,32 +1,42 @@
 # syntax=docker/dockerfile:1
 #
-# One image for every repo-chat service; the Deployment's command picks the service (default: api).
-# The code runs as TypeScript through tsx, exactly as `pnpm --filter @chat/<service> start` and the
-# end-to-end tests run it, so there is no build output to copy: the image carries the sources and
-# the installed node_modules.
+# One image for every repo-chat service; the Deployment's workingDir and command pick the service
+# (default: the API). Each service runs as compiled JavaScript with plain `node`: the build stage
+# compiles the workspace (`tsc` into each package's dist/) with the development dependencies, then
+# `pnpm deploy --prod` writes the all-in-one package (which depends on every service) with its
+# production dependencies only: each workspace package contributes what its package.json `files`
+# lists (dist/, and the migrations and the OpenAPI document where needed). The runtime stage copies
+# that output and nothing else: no sources, tests, fixtures, tsx, mocha or typescript.
+# tests/build/production-image.test.ts runs the same deploy command and checks the resulting files.
 #
-# Why all dependencies, dev ones included: tsx (the runtime loader) is a devDependency of every
-# package, so `pnpm install --prod` would drop it. Installing everything once and copying the
-# result is the simplest correct choice; the cost is mocha, chai and typescript in the image
-# (tens of MB). Moving tsx to `dependencies` would allow `--prod` later.
+# Layout: /app is the all-in-one package; every other package is /app/node_modules/@chat/<name>, so
+# a service runs as `node dist/main.js` in its package folder, exactly its package.json "start".
 #
 # No secret is baked in: configuration comes from the environment (ConfigMap and Secret).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# ---- dependencies and sources -------------------------------------------------------------------
+# ---- build: install everything, compile, deploy the production tree -------------------------------
 FROM ${NODE_IMAGE} AS build
-ENV CI=true npm_config_store_dir=/pnpm/store
+ENV CI=true npm_config_store_dir=/pnpm/store TURBO_TELEMETRY_DISABLED=1
 RUN npm install -g pnpm@10.34.9
-WORKDIR /app
+WORKDIR /src
 # `pnpm fetch` needs the lockfile only, so this layer stays cached until the lockfile changes.
 COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm fetch
 COPY . .
-# .dockerignore leaves out tests/ and infra/: with the lockfile frozen, pnpm installs the workspace
-# packages that are present and skips the rest.
+# .dockerignore leaves out tests/, infra/, test folders and any local dist/: with the lockfile
+# frozen, pnpm installs the workspace packages that are present and skips the rest.
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
     pnpm install --frozen-lockfile --offline
+# Compiles the all-in-one and every workspace package it depends on, dependencies first.
+RUN pnpm --filter "@chat/all-in-one..." run build
+# Installs the all-in-one's production dependencies from the lockfile into /deploy, with the
+# workspace packages it uses copied in (their `files`: dist/ and what it reads at run time).
+# inject-workspace-packages is set for this command only: the new deploy needs it, while the
+# development install keeps linking the workspace packages.
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store \
+    pnpm --config.inject-workspace-packages=true --filter=@chat/all-in-one deploy --prod --offline /deploy
 
 # ---- runtime ------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -37,14 +47,14 @@ RUN apt-get update \
     && groupadd --system --gid 10001 chat \
     && useradd --system --uid 10001 --gid chat --home-dir /tmp --shell /usr/sbin/nologin chat
 ENV NODE_ENV=production HOME=/tmp
-WORKDIR /app
-# Owned by root and not writable by the service user; tsx writes its cache to /tmp only.
-COPY --from=build /app /app
+# Owned by root and not writable by the service user.
+COPY --from=build /deploy /app
 USER 10001:10001
 EXPOSE 8080 9090 9091 9092
-WORKDIR /app/services/api
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# = `pnpm --filter @chat/api start` (`tsx src/main.ts`) without the pnpm and tsx wrapper processes,
-# so SIGTERM reaches the service itself. Other services: set workingDir to /app/services/<name>
-# (or /app/packages/store with src/migrate-cli.ts for the migration) and the same command.
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# = `pnpm --filter @chat/api start` (`node dist/main.js`) without the pnpm wrapper process, so
+# SIGTERM reaches the service itself. Other services: workingDir /app/node_modules/@chat/<name>
+# (stream-gateway, notifier; /app/node_modules/@chat/store with dist/migrate-cli.js for the
+# migration; dist/ingress-errors-main.js of the API for the ingress's error backend), same command.
+WORKDIR /app/node_modules/@chat/api
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,136 @@
+/**
+ * The production image without a Docker engine: the Dockerfile's own deploy command runs on the
+ * built workspace and its output is laid out as the runtime stage's COPY puts it. The image then
+ * holds production dependencies and compiled code only, every command of the Dockerfile and of the
+ * Kubernetes manifests names a file in it, and every service starts from it with plain `node`.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { expect } from 'chai';
+import { loadManifestTree } from '@chat/k8s-validate';
+import { testConfig } from '../harness/test-config.ts';
+import { COMPILED_MIGRATION, COMPILED_SERVICES, sharedDependencies, startCompiled, type SharedDependencies, type StartedService } from './compiled-services.ts';
+import { assembleImage, installedPackageNames, type ImageContents } from './image-contents.ts';
+
+/** Development tools that must never reach the image. */
+const DEVELOPMENT_ONLY = ['tsx', 'esbuild', 'mocha', 'chai', 'typescript', 'playwright', 'playwright-core', 'turbo', 'fast-check', 'openapi-typescript', '@types/mocha', '@types/chai'];
+
+describe('production image (Dockerfile, laid out without a Docker engine)', function () {
+  this.timeout(600_000);
+  let image: ImageContents;
+  /** Image path → host path of a workspace package's folder, following the deploy's links. */
+  const packageFolder = (name: string) => {
+    const inImage = image.workspacePackages.get(name);
+    expect(inImage, `${name} in the image`).to.be.a('string');
+    return realpathSync(image.hostPath(inImage!)!);
+  };
+
+  before(async () => {
+    image = await assembleImage(testConfig.repoRoot);
+  });
+  after(async () => {
+    await image?.remove();
+  });
+
+  it('holds production dependencies only', () => {
+    const installed = installedPackageNames(image.entries);
+    expect(installed.size, 'packages installed').to.be.greaterThan(20);
+    expect(DEVELOPMENT_ONLY.filter((name) => installed.has(name))).to.deep.equal([]);
+    const binaries = image.entries.filter((e) => /\/node_modules\/\.bin\/(tsx|mocha|tsc|turbo|esbuild)$/.test(e.path));
+    expect(binaries.map((e) => e.path)).to.deep.equal([]);
+  });
+
+  it('holds no sources, test code, test fixtures or fault-injection settings of the workspace packages', () => {
+    expect([...image.workspacePackages.keys()]).to.include.members(['@chat/all-in-one', '@chat/api', '@chat/stream-gateway', '@chat/notifier', '@chat/store']);
+    const offending: string[] = [];
+    for (const [name, folder] of image.workspacePackages) {
+      const own = image.entries.filter((e) => e.path.startsWith(`${folder}/`) && !e.path.slice(folder.length).includes('/node_modules/'));
+      for (const entry of own) {
+        const inside = entry.path.slice(folder.length + 1);
+        const parts = inside.split('/');
+        if (parts.some((p) => ['test', 'tests', '__tests__', 'bench', 'src'].includes(p))) offending.push(`${name}: ${inside} (source, test or bench folder)`);
+        else if (/\.test\.|\.spec\./.test(inside)) offending.push(`${name}: ${inside} (test file)`);
+        else if (/xss-vectors|fixtures\/.*\.test|\.ts$/.test(inside) && !inside.endsWith('.d.ts')) offending.push(`${name}: ${inside} (TypeScript source or fixture)`);
+        else if (!entry.directory && inside.endsWith('.js') && readFileSync(image.hostPath(entry.path)!, 'utf8').includes('CHAT_TEST_')) {
+          offending.push(`${name}: ${inside} (reads a CHAT_TEST_ fault-injection setting)`);
+        }
+      }
+    }
+    expect(offending).to.deep.equal([]);
+    expect(image.entries.filter((e) => /xss-vectors/.test(e.path)).map((e) => e.path)).to.deep.equal([]);
+  });
+
+  it("has every service's compiled entry point and the migrations", () => {
+    const missing = [...COMPILED_SERVICES, COMPILED_MIGRATION]
+      .map((s) => `${s.packageName}/${s.entry}`)
+      .filter((path) => {
+        const [scope, name, ...rest] = path.split('/');
+        return !existsSync(join(packageFolder(`${scope}/${name}`), ...rest));
+      });
+    expect(missing).to.deep.equal([]);
+    expect(existsSync(join(packageFolder('@chat/store'), 'migrations', '0001_rooms_messages.sql'))).to.equal(true);
+    expect(existsSync(join(packageFolder('@chat/contracts'), 'openapi.json'))).to.equal(true);
+  });
+
+  it("the Dockerfile's CMD and every Kubernetes workload's command run a file of the image", async () => {
+    const { plan } = image;
+    const commands = [{ what: 'Dockerfile CMD', workingDir: plan.workdir, command: plan.cmd }];
+    const tree = await loadManifestTree(join(testConfig.repoRoot, 'infra/k8s'));
+    for (const doc of tree.documents) {
+      const object = doc.value as { kind?: string; metadata?: { name?: string }; spec?: { template?: { spec?: { containers?: Array<{ name: string; workingDir?: string; command?: string[]; args?: string[] }> } } } };
+      if (object.kind !== 'Deployment' && object.kind !== 'Job') continue;
+      for (const c of object.spec?.template?.spec?.containers ?? []) {
+        commands.push({ what: `${doc.file} ${object.kind}/${object.metadata?.name} ${c.name}`, workingDir: c.workingDir ?? plan.workdir, command: [...(c.command ?? []), ...(c.args ?? [])] });
+      }
+    }
+    expect(commands.length, 'the Dockerfile and 5 workloads').to.be.at.least(6);
+    for (const { what, workingDir, command } of commands) {
+      expect(command[0], `${what}: runs plain node`).to.equal('node');
+      expect(command.slice(1).filter((a) => a.startsWith('-')), `${what}: no node flags (no loader)`).to.deep.equal([]);
+      const host = image.hostPath(posix.join(workingDir, command[1]!));
+      expect(host !== undefined && existsSync(host), `${what}: ${workingDir}/${command[1]} is in the image`).to.equal(true);
+    }
+  });
+
+  describe('started from the image with plain node', () => {
+    let shared: SharedDependencies;
+    const started: StartedService[] = [];
+    before(async () => {
+      shared = await sharedDependencies('image');
+    });
+    after(async () => {
+      await Promise.all(started.map((s) => s.service.stop()));
+      await shared?.release();
+    });
+
+    it('the migration CLI migrates a fresh database and exits 0', async () => {
+      const child = spawn(process.execPath, [COMPILED_MIGRATION.entry], {
+        cwd: packageFolder(COMPILED_MIGRATION.packageName),
+        env: { PATH: process.env.PATH, DATABASE_URL: shared.database.url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code, output).to.equal(0);
+    });
+
+    it('every service answers its readiness probe', async () => {
+      const devCoreSpec = COMPILED_SERVICES.find((s) => s.name === 'dev-core')!;
+      const devCore = await startCompiled(devCoreSpec, packageFolder(devCoreSpec.packageName), {});
+      started.push(devCore);
+      const env = { ...shared.env, CORE_URL: devCore.url };
+      const times: Record<string, number> = { 'dev-core': Math.round(devCore.readyMs) };
+      for (const spec of COMPILED_SERVICES.filter((s) => s !== devCoreSpec)) {
+        const service = await startCompiled(spec, packageFolder(spec.packageName), env);
+        started.push(service);
+        times[spec.name] = Math.round(service.readyMs);
+      }
+      console.log(`      ready after (ms, spawn to first successful probe): ${JSON.stringify(times)}`);
+      expect(Object.keys(times)).to.have.members(COMPILED_SERVICES.map((s) => s.name));
+    });
+  });
+});
