@@ -4,6 +4,7 @@ import { noCredentialsInConfigMaps, oneNamespace, secretsArePlaceholders } from 
 import { ingressRoutesStreams, servicesResolve } from './routing-rules.ts';
 import { ingressRefusalsEnveloped } from './ingress-refusal-rules.ts';
 import { checkKustomizations } from './kustomization-rules.ts';
+import { addonsInTheirNamespace, podsMetricsServed } from './autoscaler-rules.ts';
 import { loadManifestTree } from './manifest-files.ts';
 import { buildContext, type Rule } from './rule-context.ts';
 import { checkSchema } from './schema-check.ts';
@@ -19,6 +20,8 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   probesOnAdminPort,
   graceCoversDrain,
   scaledAndProtected,
+  podsMetricsServed,
+  addonsInTheirNamespace,
   secretsArePlaceholders,
   noCredentialsInConfigMaps,
   oneNamespace,
