@@ -96,7 +96,7 @@ export class RedisCluster {
   async masterOf(key: string): Promise<number> {
     return this.withNode(async (redis) => {
       const slot = Number(await redis.cluster('KEYSLOT', key));
-      const ranges = (await redis.cluster('SLOTS')) as [number, number, [string, number, string]][];
+      const ranges = (await redis.cluster('SLOTS')) as unknown as [number, number, [string, number, string]][];
       const range = ranges.find(([from, to]) => slot >= from && slot <= to);
       if (!range) throw new Error(`slot ${slot} is not served`);
       return Number(range[2][1]);
