@@ -103,6 +103,21 @@ export class RedisCluster {
     });
   }
 
+  /** The ports of the live masters holding a key that matches `pattern` (a SCAN pattern). */
+  async mastersHolding(pattern: string): Promise<number[]> {
+    const holding: number[] = [];
+    for (const port of await this.masterPorts()) {
+      const redis = connectTo(port);
+      try {
+        const [, keys] = await redis.scan('0', 'MATCH', pattern, 'COUNT', 100_000);
+        if (keys.length > 0) holding.push(port);
+      } finally {
+        redis.disconnect();
+      }
+    }
+    return holding;
+  }
+
   /** SIGKILLs one node (no shutdown, no persistence: its data is gone). */
   async kill(port: number): Promise<void> {
     const node = this.nodes.find((n) => n.port === port);
