@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { canListen } from './free-port.ts';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -323,15 +323,6 @@ async function launchNode(port: number, parent: string, nodeTimeoutMs: number): 
     await new Promise((r) => setTimeout(r, 50));
   }
   return { port, child };
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 /** The first block of `count` ports in 17000–17099 whose node and bus ports (+10000) are all free. */
