@@ -16,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * every client and process stopped after them. Returns the cluster (once started) and the list
  * that `runDeliverySoak` fills with its clients.
  */
-export function useSoakCluster(): { cluster: () => GatewayCluster; clients: ResumingSseClient[] } {
+export function useSoakCluster(setup: { redisEnv?: () => Record<string, string>; apiEnv?: Record<string, string> } = {}): { cluster: () => GatewayCluster; clients: ResumingSseClient[] } {
   let cluster: GatewayCluster | undefined;
   const clients: ResumingSseClient[] = [];
   before(async () => {
@@ -24,6 +24,8 @@ export function useSoakCluster(): { cluster: () => GatewayCluster; clients: Resu
       apis: 2,
       gateways: 2,
       gatewayEnv: { STREAM_CAP_PER_PRINCIPAL: '1000', GATEWAY_HEARTBEAT_MS: '1000' },
+      ...(setup.redisEnv ? { redisEnv: setup.redisEnv() } : {}),
+      ...(setup.apiEnv ? { apiEnv: setup.apiEnv } : {}),
     });
   });
   after(async () => {
@@ -73,6 +75,8 @@ export interface DeliverySoakResult {
   connections: number;
   /** Answers a client could not recover from. */
   fatal: string[];
+  /** Append attempts that failed and were retried with the same Idempotency-Key. */
+  failedAppends: number;
   chaos: Record<string, unknown>;
   /** The seed, and how to rerun with it, for assertion messages. */
   context: string;
@@ -111,8 +115,9 @@ export async function runDeliverySoak(cluster: GatewayCluster, options: Delivery
 
   const t0 = Date.now();
   const perWriter = options.messages / options.writers;
+  const failedAttempts = { count: 0 };
   const writing = Promise.all(
-    Array.from({ length: options.writers }, (_, w) => writeMessages(cluster.apiClients, scope, writerTokens[w % 2]!, `writer ${w}`, perWriter, 0)),
+    Array.from({ length: options.writers }, (_, w) => writeMessages(cluster.apiClients, scope, writerTokens[w % 2]!, `writer ${w}`, perWriter, 0, 20_000, failedAttempts)),
   );
   const [written, chaos] = await Promise.all([writing, options.chaos({ random, writing })]);
   const writeSeconds = (Date.now() - t0) / 1000;
@@ -134,8 +139,8 @@ export async function runDeliverySoak(cluster: GatewayCluster, options: Delivery
   const total = sumReports(reports);
   const connections = clients.reduce((n, c) => n + c.connections, 0);
   const refusals = clients.reduce((n, c) => n + [...c.refusals.values()].reduce((a, b) => a + b, 0), 0);
-  printReport(options.title, { ...total, connections, refusals, writeSeconds, ...chaos });
-  return { total, reports, connections, fatal: clients.flatMap((c) => c.fatal), chaos, context };
+  printReport(options.title, { ...total, connections, refusals, writeSeconds, failedAppends: failedAttempts.count, ...chaos });
+  return { total, reports, connections, fatal: clients.flatMap((c) => c.fatal), chaos, context, failedAppends: failedAttempts.count };
 }
 
 /**

@@ -24,7 +24,7 @@ function ephemeralRangeStart(): number {
 
 const highestPort = ephemeralRangeStart() - 1;
 
-function canListen(port: number): Promise<boolean> {
+export function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.unref();

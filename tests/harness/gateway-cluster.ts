@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { ulid } from 'ulid';
 import { deleteRedisKeys } from './redis-keyspace.ts';
+import { testRedisEnv } from './test-redis.ts';
 import { ApiClient } from './api-client.ts';
 import { ChildService } from './child-service.ts';
 import { DevCoreClient } from './dev-core-client.ts';
@@ -10,7 +11,6 @@ import { SharedFixture, type Scenario } from './fixture-factory.ts';
 import { freePort } from './free-port.ts';
 import { createScratchDatabase } from './scratch-database.ts';
 import { Actors } from './stacks.ts';
-import { testConfig } from './test-config.ts';
 
 /** The API built by the composition root with crash points (tests/harness/api-with-crash-faults.ts). */
 const API_WITH_CRASH_FAULTS = 'tests/harness/api-with-crash-faults.ts';
@@ -106,6 +106,8 @@ export interface GatewayClusterOptions {
   gateways: number;
   /** Redis for every process. @defaultValue the test Redis */
   redisUrl?: string;
+  /** REDIS_* variables for every process (a private Redis Cluster), instead of `redisUrl`. */
+  redisEnv?: Record<string, string>;
   /** Environment of every API process. */
   apiEnv?: Record<string, string>;
   /** Environment of every gateway process. */
@@ -142,7 +144,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
   const common = {
     HOST: '127.0.0.1',
     DATABASE_URL: database.url,
-    REDIS_URL: options.redisUrl ?? testConfig.redisUrl,
+    ...(options.redisEnv ?? (options.redisUrl ? { REDIS_URL: options.redisUrl } : await testRedisEnv())),
     REDIS_KEY_PREFIX: keyPrefix,
     CORE_URL: devCore.url,
     // dev-core's public service token on plain http: allowed in development mode only.
@@ -183,7 +185,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     await devCore.stop();
     await database.drop().catch(() => undefined);
     // Only the shared Redis: a test's private instance (options.redisUrl) goes away with it.
-    if (options.redisUrl === undefined) await deleteRedisKeys(keyPrefix).catch(() => undefined);
+    if (options.redisUrl === undefined && options.redisEnv === undefined) await deleteRedisKeys(keyPrefix).catch(() => undefined);
   };
   const started = await Promise.allSettled([...apis, ...gateways].map((s) => s.start()));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');

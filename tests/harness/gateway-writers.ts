@@ -7,9 +7,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Appends `count` messages one after another through alternating API processes, retrying a failed
  * request with the same key on the next process for up to `retryForMs` (long enough for a killed
- * API to come back); returns the messages the API acknowledged (201, or 200 on a retry).
+ * API to come back); returns the messages the API acknowledged (201, or 200 on a retry). Failed
+ * attempts are counted in `failed`.
  */
-export async function writeMessages(apis: ApiClient[], scope: RoomScope, token: string, label: string, count: number, paceMs: number, retryForMs = 20_000): Promise<MessageResponse[]> {
+export async function writeMessages(apis: ApiClient[], scope: RoomScope, token: string, label: string, count: number, paceMs: number, retryForMs = 20_000, failed = { count: 0 }): Promise<MessageResponse[]> {
   const acknowledged: MessageResponse[] = [];
   for (let i = 0; i < count; i += 1) {
     const key = ulid();
@@ -21,6 +22,7 @@ export async function writeMessages(apis: ApiClient[], scope: RoomScope, token: 
         acknowledged.push(answer.body);
         break;
       }
+      failed.count += 1;
       if (Date.now() - started > retryForMs) throw new Error(`${label} #${i} never acknowledged: ${answer instanceof Error ? answer.message : `${answer.status} ${answer.text}`}`);
       await sleep(50);
     }

@@ -5,7 +5,7 @@ import { SharedFixture, type Scenario } from './fixture-factory.ts';
 import { ulid } from 'ulid';
 import { createScratchDatabase } from './scratch-database.ts';
 import { deleteRedisKeys } from './redis-keyspace.ts';
-import { testConfig } from './test-config.ts';
+import { testRedisEnv } from './test-redis.ts';
 
 /** The two ways the service runs: embedded (PGlite, in-process backbone) or on PostgreSQL and Redis. */
 export type Mode = 'embedded' | 'postgres';
@@ -22,7 +22,7 @@ export async function deploymentEnv(mode: Mode, label: string): Promise<{ env: R
   const database = await createScratchDatabase(label);
   const keyPrefix = `${label}-${ulid().toLowerCase()}`;
   return {
-    env: { DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: keyPrefix },
+    env: { DATABASE_URL: database.url, ...(await testRedisEnv()), REDIS_KEY_PREFIX: keyPrefix },
     drop: async () => {
       await database.drop();
       await deleteRedisKeys(keyPrefix).catch(() => undefined);

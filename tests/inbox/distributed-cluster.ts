@@ -3,9 +3,9 @@ import { ChildService } from '../harness/child-service.ts';
 import { DevCoreClient } from '../harness/dev-core-client.ts';
 import { startDevCoreProcess, type DevCoreProcess } from '../harness/dev-core-process.ts';
 import { freePort } from '../harness/free-port.ts';
-import { testConfig } from '../harness/test-config.ts';
 import { createScratchDatabase } from '../harness/scratch-database.ts';
 import { deleteRedisKeys } from '../harness/redis-keyspace.ts';
+import { testRedisEnv } from '../harness/test-redis.ts';
 
 export type Role = 'api' | 'gateway' | 'notifier';
 
@@ -68,7 +68,7 @@ export async function startDistributedCluster(shape: ClusterShape): Promise<Dist
   };
   const shared = {
     DATABASE_URL: database.url,
-    REDIS_URL: testConfig.redisUrl,
+    ...(await testRedisEnv()),
     CORE_URL: devCore.url,
     CHAT_DEVELOPMENT_MODE: 'true',
     REDIS_KEY_PREFIX: keyPrefix,

@@ -10,6 +10,7 @@ import {
 } from '@chat/coordination';
 import type { Logger, ReadinessCheck } from '@chat/observability';
 import type { CoreConfig, CursorConfig, DatabaseConfig, RedisConfig } from '@chat/service-config';
+import { redisTargetOf } from './redis-target.ts';
 import { createStore, databaseTargetFor, loadCursorCodec, migrate, openDatabase, type Database, type Store } from '@chat/store';
 
 /** The append rate window, when the process appends. */
@@ -95,8 +96,9 @@ export async function openPlatform(config: PlatformConfig, logger: Logger): Prom
     await database.close();
     throw err;
   }
-  const backbone: Backbone = config.redis.url
-    ? new RedisStreamsBackbone({ redis: config.redis.url, keyPrefix: config.redis.keyPrefix, onBackgroundError: (err) => logger.warn({ err }, 'backbone background error') })
+  const redisTarget = redisTargetOf(config.redis);
+  const backbone: Backbone = redisTarget
+    ? new RedisStreamsBackbone({ redis: redisTarget, keyPrefix: config.redis.keyPrefix, onBackgroundError: (err) => logger.warn({ err }, 'backbone background error') })
     : new InProcessBackbone();
   return assemblePlatform({ ...config, database, backbone, logger, ownsStorage: true });
 }
@@ -138,7 +140,7 @@ export async function assemblePlatform(parts: PlatformParts): Promise<Platform> 
     get leases() {
       if (leases) return leases;
       if (!parts.streamCaps) throw new Error('this process has no stream-cap settings');
-      const created = createStreamLeaseRegistry({ ...parts.streamCaps, redisUrl: redis.url, keyPrefix: redis.keyPrefix, onError: (err) => logger.warn({ err }, 'stream lease trouble') });
+      const created = createStreamLeaseRegistry({ ...parts.streamCaps, redis: redisTargetOf(redis), keyPrefix: redis.keyPrefix, onError: (err) => logger.warn({ err }, 'stream lease trouble') });
       opened.push(created);
       return (leases = created);
     },
@@ -162,10 +164,11 @@ export async function assemblePlatform(parts: PlatformParts): Promise<Platform> 
 
 function createRateLimiter(settings: RateLimitSettings, redis: RedisConfig, logger: Logger): AppendRateLimiter & { close?(): Promise<void> } {
   const window = { limit: settings.limit, windowSeconds: settings.windowSeconds, scope: settings.scope };
-  if (!redis.url) return new InProcessFixedWindowRateLimiter(window);
+  const target = redisTargetOf(redis);
+  if (!target) return new InProcessFixedWindowRateLimiter(window);
   return new RedisFixedWindowRateLimiter({
     ...window,
-    redis: redis.url,
+    redis: target,
     keyPrefix: redis.keyPrefix,
     failureMode: settings.failureMode,
     timeoutMs: settings.timeoutMs,

@@ -56,8 +56,21 @@ export const databaseFields = {
     .describe('`transaction` when `DATABASE_URL` is a transaction-pooling proxy (PgBouncer `pool_mode = transaction`): statements go unnamed and no session setting is sent at connect (see docs/operations.md)'),
 };
 
+/** Comma-separated `host:port` pairs. */
+const hostPortList = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
+  .pipe(z.array(z.string().regex(/^[^\s:,/]+:\d{1,5}$/, 'expected host:port')));
+
 export const redisFields = {
-  REDIS_URL: z.string().url().optional().describe('Redis URL; unset means the in-process backbone and counters (one process only)'),
+  REDIS_URL: z.string().url().optional().describe('Redis URL; unset means the in-process backbone and counters (one process only). In `cluster` mode one node of the cluster, in `sentinel` mode one sentinel; its user, password and TLS (`rediss:`) are those of the data nodes'),
+  REDIS_MODE: z
+    .enum(['single', 'cluster', 'sentinel'])
+    .default('single')
+    .describe('`single`: one Redis (a primary, replicas or not); `cluster`: a Redis Cluster (see docs/operations.md); `sentinel`: the primary Sentinel names `REDIS_SENTINEL_NAME`, followed through failover'),
+  REDIS_SEED_NODES: hostPortList.describe('`cluster`: further nodes to discover the cluster from; `sentinel`: further sentinels; comma-separated `host:port`'),
+  REDIS_SENTINEL_NAME: z.string().min(1).default('mymaster').describe('the primary group Sentinel watches (`sentinel` mode)'),
   REDIS_KEY_PREFIX: z.string().min(1).max(64).regex(/^[^{}]+$/).default('chat').describe('first segment of every Redis key; the same in every service of one deployment'),
 };
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { assertSafeOutsideDevelopment, ConfigError, databaseConfigOf, DEVELOPMENT_SERVICE_TOKEN, parseEnv, renderConfigTable, replaceConfigTable, sharedEnvFields } from './index.ts';
+import { assertSafeOutsideDevelopment, ConfigError, databaseConfigOf, DEVELOPMENT_SERVICE_TOKEN, parseEnv, redisConfigOf, renderConfigTable, replaceConfigTable, sharedEnvFields } from './index.ts';
 
 describe('service configuration', () => {
   const schema = z.object(sharedEnvFields);
@@ -23,6 +23,19 @@ describe('service configuration', () => {
     const long = 'x'.repeat(32);
     expect(parseEnv(schema, { CURSOR_SECRETS_PREVIOUS: `${long}, ${long}y` }).CURSOR_SECRETS_PREVIOUS).to.deep.equal([long, `${long}y`]);
     expect(() => parseEnv(schema, { CURSOR_SECRETS_PREVIOUS: 'short' })).to.throw(/CURSOR_SECRETS_PREVIOUS/);
+  });
+
+  it('reads the Redis deployment (single by default, cluster or sentinel with seed nodes) and refuses settings that do not fit', () => {
+    expect(redisConfigOf(parseEnv(schema, { REDIS_URL: 'redis://r:6379' }))).to.include({ url: 'redis://r:6379', mode: 'single' });
+    const cluster = redisConfigOf(parseEnv(schema, { REDIS_URL: 'redis://a:7000', REDIS_MODE: 'cluster', REDIS_SEED_NODES: 'b:7001, c:7002' }));
+    expect(cluster).to.deep.include({ mode: 'cluster', seedNodes: ['b:7001', 'c:7002'] });
+    expect(redisConfigOf(parseEnv(schema, { REDIS_URL: 'redis://s:26379', REDIS_MODE: 'sentinel', REDIS_SENTINEL_NAME: 'chat' }))).to.include({ sentinelName: 'chat' });
+    expect(() => parseEnv(schema, { REDIS_MODE: 'sharded' })).to.throw(/REDIS_MODE/);
+    expect(() => parseEnv(schema, { REDIS_SEED_NODES: 'b' })).to.throw(/REDIS_SEED_NODES/);
+    expect(() => redisConfigOf(parseEnv(schema, { REDIS_MODE: 'cluster' }))).to.throw(ConfigError, /REDIS_URL: required/);
+    expect(() => redisConfigOf(parseEnv(schema, { REDIS_URL: 'redis://r:6379', REDIS_SEED_NODES: 'b:1' }))).to.throw(ConfigError, /REDIS_SEED_NODES/);
+    expect(() => redisConfigOf(parseEnv(schema, { REDIS_URL: 'redis://a:7000/2', REDIS_MODE: 'cluster' }))).to.throw(ConfigError, /database/);
+    expect(() => redisConfigOf(parseEnv(schema, { REDIS_URL: 'http://a:7000' }))).to.throw(ConfigError, /redis:\/\//);
   });
 
   it('maps DATABASE_POOLER into the database config, `none` by default, and refuses other pooling modes', () => {

@@ -39,10 +39,19 @@ export interface DatabaseConfig {
 /** `none`: a direct (or session-pooled) connection; `transaction`: a transaction-pooling proxy. */
 export type DatabasePooler = 'none' | 'transaction';
 
+/** How Redis is deployed: one node, a Cluster, or a primary followed through Sentinel. */
+export type RedisMode = 'single' | 'cluster' | 'sentinel';
+
 export interface RedisConfig {
   /** undefined means the in-process backbone, rate windows and leases. */
   url: string | undefined;
   keyPrefix: string;
+  /** @defaultValue 'single' */
+  mode?: RedisMode;
+  /** Further Cluster nodes (`cluster`) or sentinels (`sentinel`) besides the one `url` names, as `host:port`. */
+  seedNodes?: string[];
+  /** The primary group Sentinel watches. @defaultValue 'mymaster' */
+  sentinelName?: string;
 }
 
 export interface CoreConfig {
@@ -76,7 +85,22 @@ export const databaseConfigOf = (e: Parsed<typeof databaseFields>): DatabaseConf
   pooler: e.DATABASE_POOLER,
 });
 
-export const redisConfigOf = (e: Parsed<typeof redisFields>): RedisConfig => ({ url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX });
+/** Redis's settings; a mode or seed nodes that do not fit together fail start, naming the variables. */
+export function redisConfigOf(e: Parsed<typeof redisFields>): RedisConfig {
+  const problem = redisProblem(e);
+  if (problem) throw new ConfigError(`Invalid configuration: ${problem}`);
+  return { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX, mode: e.REDIS_MODE, seedNodes: e.REDIS_SEED_NODES, sentinelName: e.REDIS_SENTINEL_NAME };
+}
+
+function redisProblem(e: Parsed<typeof redisFields>): string | undefined {
+  if (e.REDIS_URL === undefined) return e.REDIS_MODE !== 'single' || e.REDIS_SEED_NODES.length > 0 ? 'REDIS_URL: required with REDIS_MODE or REDIS_SEED_NODES' : undefined;
+  if (e.REDIS_MODE === 'single' && e.REDIS_SEED_NODES.length > 0) return 'REDIS_SEED_NODES: only for REDIS_MODE=cluster or sentinel';
+  const url = new URL(e.REDIS_URL);
+  if (!/^rediss?:$/.test(url.protocol)) return 'REDIS_URL: must be a redis:// or rediss:// URL';
+  // A Cluster has database 0 only.
+  if (e.REDIS_MODE === 'cluster' && !['', '/', '/0'].includes(url.pathname)) return 'REDIS_URL: a Redis Cluster has no database but 0';
+  return undefined;
+}
 
 /** Core's settings; `url` is the configured one, or `fallbackUrl` (the all-in-one's own dev-core) when unset. */
 export function coreConfigOf(e: Parsed<typeof coreFields>, fallbackUrl?: string): CoreConfig {

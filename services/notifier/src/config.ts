@@ -16,8 +16,10 @@ import {
   logFields,
   port,
   positiveInt,
+  redisConfigOf,
   redisFields,
   type CoreConfig,
+  type RedisConfig,
   type DatabasePooler,
 } from '@chat/service-config';
 import { z } from 'zod';
@@ -29,6 +31,9 @@ export const NotifierEnvSchema = z.object({
   DATABASE_POOL_SIZE: databaseFields.DATABASE_POOL_SIZE,
   DATABASE_POOLER: databaseFields.DATABASE_POOLER,
   REDIS_URL: redisFields.REDIS_URL.unwrap().describe(redisFields.REDIS_URL.description!),
+  REDIS_MODE: redisFields.REDIS_MODE,
+  REDIS_SEED_NODES: redisFields.REDIS_SEED_NODES,
+  REDIS_SENTINEL_NAME: redisFields.REDIS_SENTINEL_NAME,
   REDIS_KEY_PREFIX: redisFields.REDIS_KEY_PREFIX,
   CORE_URL: coreFields.CORE_URL.unwrap().describe(coreFields.CORE_URL.description!),
   CORE_SERVICE_TOKEN: coreFields.CORE_SERVICE_TOKEN,
@@ -56,7 +61,7 @@ export interface NotifierConfig {
   log: { level: string };
   admin: { host: string; port: number };
   database: { url: string; poolSize: number; pooler: DatabasePooler };
-  redis: { url: string; keyPrefix: string };
+  redis: RedisConfig & { url: string };
   core: CoreConfig;
   notifier: NotifierSettingsInput;
 }
@@ -69,7 +74,7 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv): NotifierConfig {
       log: logConfigOf(e),
       admin: { host: adminHostOf(e), port: e.NOTIFIER_ADMIN_PORT },
       database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, pooler: e.DATABASE_POOLER },
-      redis: { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX },
+      redis: { ...redisConfigOf(e), url: e.REDIS_URL },
       core: coreConfigOf(e),
       notifier: {
         consumer: {

@@ -1,15 +1,13 @@
-import type { Redis } from 'ioredis';
 import type { Channel, DeadLetter } from '../backbone.ts';
 import { compareEntryIds } from '../entry-id.ts';
-import { flatToRecord } from './redis-connection.ts';
+import { execPerSlot, flatToRecord, type RedisClient } from './redis-connection.ts';
 import type { RawEntry } from './stream-entry.ts';
 
 /** The newest `limit` dead letters across a channel's partitions. */
-export async function listDeadLetters(redis: Redis, channel: Channel, deadKeys: string[], limit: number): Promise<DeadLetter[]> {
-  const pipeline = redis.pipeline();
-  for (const key of deadKeys) pipeline.xrevrange(key, '+', '-', 'COUNT', limit);
+export async function listDeadLetters(redis: RedisClient, channel: Channel, deadKeys: string[], limit: number): Promise<DeadLetter[]> {
+  const replies = await execPerSlot(redis, deadKeys, (key) => key, (pipeline, key) => pipeline.xrevrange(key, '+', '-', 'COUNT', limit));
   const letters: { deadId: string; letter: DeadLetter }[] = [];
-  for (const [err, entries] of (await pipeline.exec()) ?? []) {
+  for (const [err, entries] of replies) {
     if (err) throw err;
     for (const [deadId, fields] of entries as RawEntry[]) {
       const r = flatToRecord(fields);

@@ -1,26 +1,54 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
 import { AppError } from '@chat/contracts';
 
-/** Where to find Redis: a `redis://` URL or ioredis options (their `keyPrefix` is ignored). */
-export type RedisTarget = string | RedisOptions;
+/** A Redis Cluster: seed nodes (any one leads to the rest) and the options of every node's connection. */
+export interface RedisClusterTarget {
+  clusterNodes: ReadonlyArray<{ host: string; port: number }>;
+  /** Credentials, TLS and the like, for every node; `keyPrefix` is ignored. */
+  nodeOptions?: RedisOptions;
+}
+
+/**
+ * Where to find Redis: a `redis://` URL, ioredis options (a single node, or Sentinel through
+ * `sentinels` and `name`; their `keyPrefix` is ignored), or a Cluster.
+ */
+export type RedisTarget = string | RedisOptions | RedisClusterTarget;
+
+/** A connection to a single node (or Sentinel's current master) or to a Cluster. */
+export type RedisClient = Redis | Cluster;
+
+export function isClusterTarget(target: RedisTarget): target is RedisClusterTarget {
+  return typeof target === 'object' && 'clusterNodes' in target;
+}
 
 /**
  * Opens a connection tuned to fail fast: a command waits at most `timeoutMs` (or, for blocking
  * reads, is guarded by the caller), and nothing is silently re-sent after a reconnect, because a
  * late duplicate write is worse here than a clear error the caller can retry.
  */
-export function openRedis(target: RedisTarget, name: string, timeoutMs: number, blocking: boolean): Redis {
+export function openRedis(target: RedisTarget, name: string, timeoutMs: number, blocking: boolean): RedisClient {
+  const retryStrategy = (times: number) => Math.min(times * 100, 2000);
   const forced: RedisOptions = {
     connectionName: name,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: blocking ? 0 : 1,
-    enableOfflineQueue: !blocking,
     autoResendUnfulfilledCommands: false,
-    retryStrategy: (times: number) => Math.min(times * 100, 2000),
     ...(blocking ? {} : { commandTimeout: timeoutMs }),
   };
-  const redis =
-    typeof target === 'string' ? new Redis(target, forced) : new Redis({ ...target, keyPrefix: undefined, ...forced });
+  let redis: RedisClient;
+  if (isClusterTarget(target)) {
+    redis = new Cluster([...target.clusterNodes], {
+      redisOptions: { ...target.nodeOptions, keyPrefix: undefined, ...forced },
+      enableOfflineQueue: !blocking,
+      clusterRetryStrategy: retryStrategy,
+      slotsRefreshTimeout: timeoutMs,
+      // MOVED and connection loss refresh the slot map at once; the timer only catches quiet changes.
+      slotsRefreshInterval: blocking ? 60_000 : 10_000,
+    });
+  } else {
+    const single: RedisOptions = { ...forced, enableOfflineQueue: !blocking, retryStrategy };
+    redis = typeof target === 'string' ? new Redis(target, single) : new Redis({ ...target, keyPrefix: undefined, ...single });
+  }
   // Failures reach callers through their commands; without a listener ioredis prints every retry.
   redis.on('error', () => undefined);
   return redis;
@@ -35,7 +63,7 @@ export function streamUnavailable(cause: unknown): AppError {
  * Races `work` against a deadline. On timeout the connection is dropped and reopened, because a
  * silent socket (a paused Redis) would otherwise keep every later command queued behind it.
  */
-export async function withDeadline<T>(redis: Redis, work: Promise<T>, ms: number): Promise<T> {
+export async function withDeadline<T>(redis: RedisClient, work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -52,7 +80,7 @@ export async function withDeadline<T>(redis: Redis, work: Promise<T>, ms: number
 }
 
 /** Resolves when the connection is ready; rejects after `ms` or once it has ended for good. */
-export function waitReady(redis: Redis, ms: number): Promise<void> {
+export function waitReady(redis: RedisClient, ms: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   if (redis.status === 'end') return Promise.reject(new Error('connection closed'));
   return new Promise((resolve, reject) => {
@@ -81,4 +109,47 @@ export function flatToRecord(flat: unknown): Record<string, unknown> {
   if (!Array.isArray(flat)) return record;
   for (let i = 0; i + 1 < flat.length; i += 2) record[String(flat[i])] = flat[i + 1];
   return record;
+}
+
+/**
+ * The hash tag Redis Cluster places a key by (the part between the first `{` and the next `}` when
+ * not empty, else the whole key): keys with the same tag share a slot.
+ */
+export function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  if (open < 0) return key;
+  const close = key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+/**
+ * Runs one command per item, each on the key `keyOf` names: one pipeline on a single node; on a
+ * Cluster one pipeline per hash tag, because ioredis refuses a pipeline whose keys live on different
+ * nodes (and slots move between nodes). The commands of one tag keep their order; the replies come
+ * back in the order of `items`.
+ */
+export async function execPerSlot<T>(
+  redis: RedisClient,
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  queue: (pipeline: ChainableCommander, item: T) => void,
+): Promise<Array<[Error | null, unknown]>> {
+  const groups = new Map<string, number[]>();
+  for (const [index, item] of items.entries()) {
+    const tag = redis.isCluster ? hashTagOf(keyOf(item)) : '';
+    const indices = groups.get(tag);
+    if (indices) indices.push(index);
+    else groups.set(tag, [index]);
+  }
+  const replies: Array<[Error | null, unknown]> = new Array(items.length);
+  await Promise.all(
+    [...groups.values()].map(async (indices) => {
+      const pipeline = redis.pipeline();
+      for (const index of indices) queue(pipeline, items[index] as T);
+      const results = await pipeline.exec();
+      if (!results) throw new Error('pipeline aborted');
+      for (const [n, index] of indices.entries()) replies[index] = results[n] ?? [new Error('missing reply'), null];
+    }),
+  );
+  return replies;
 }

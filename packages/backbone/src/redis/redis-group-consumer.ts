@@ -1,12 +1,13 @@
-import type { Redis } from 'ioredis';
-import type { Consumer, ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
+import type { ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
 import { forEachByKey } from '../concurrency.ts';
-import { flatToRecord, sleep, waitReady, withDeadline } from './redis-connection.ts';
+import { execPerSlot, flatToRecord, sleep, waitReady, withDeadline, type RedisClient } from './redis-connection.ts';
 import { eventFields, toDeliveredEvent, type RawEntry, type RawStreamReply } from './stream-entry.ts';
 import type { StreamKeys } from './stream-keys.ts';
 
 export interface GroupConsumerSettings {
   keys: StreamKeys;
+  /** The partitions this member reads: all of them on a single node, one on a Cluster (no multi-slot XREADGROUP). */
+  partitions: number[];
   opts: ResolvedConsumeOptions;
   /** Deadline of non-blocking commands. */
   timeoutMs: number;
@@ -23,21 +24,19 @@ interface HandledEntry {
 const CLAIM_ROUNDS_PER_PASS = 10;
 
 /** Creates the group on every partition (from the oldest retained entry); an existing group is kept. */
-export async function ensureGroup(redis: Redis, streamKeys: string[], group: string): Promise<void> {
-  const pipeline = redis.pipeline();
-  for (const key of streamKeys) pipeline.xgroup('CREATE', key, group, '0', 'MKSTREAM');
-  for (const [err] of (await pipeline.exec()) ?? []) {
+export async function ensureGroup(redis: RedisClient, streamKeys: string[], group: string): Promise<void> {
+  const replies = await execPerSlot(redis, streamKeys, (key) => key, (pipeline, key) => pipeline.xgroup('CREATE', key, group, '0', 'MKSTREAM'));
+  for (const [err] of replies) {
     if (err && !String(err.message).startsWith('BUSYGROUP')) throw err;
   }
 }
 
 /** Group-wide pending and lag over all partitions, from XINFO GROUPS. */
-export async function groupStats(redis: Redis, streamKeys: string[], group: string): Promise<{ pending: number; lag: number | null }> {
-  const pipeline = redis.pipeline();
-  for (const key of streamKeys) pipeline.xinfo('GROUPS', key);
+export async function groupStats(redis: RedisClient, streamKeys: string[], group: string): Promise<{ pending: number; lag: number | null }> {
+  const replies = await execPerSlot(redis, streamKeys, (key) => key, (pipeline, key) => pipeline.xinfo('GROUPS', key));
   let pending = 0;
   let lag: number | null = 0;
-  for (const [err, groups] of (await pipeline.exec()) ?? []) {
+  for (const [err, groups] of replies) {
     if (err) throw err;
     const info = (groups as unknown[]).map(flatToRecord).find((g) => g['name'] === group);
     if (!info) continue;
@@ -49,12 +48,12 @@ export async function groupStats(redis: Redis, streamKeys: string[], group: stri
 }
 
 /**
- * One member of a consumer group: XREADGROUP over all partitions, one XACK round trip after the
+ * One member of a consumer group: XREADGROUP over its partitions, one XACK round trip after the
  * handlers of a read, and a periodic XAUTOCLAIM pass that takes over entries idle for `claimIdleMs`
  * (their delivery counts read with XPENDING decide when an entry is dead-lettered instead of
  * handled again).
  */
-export class RedisGroupConsumer implements Consumer {
+export class RedisGroupConsumer {
   private stopping = false;
   private loop: Promise<void> = Promise.resolve();
   private nextClaimAt = 0;
@@ -63,12 +62,11 @@ export class RedisGroupConsumer implements Consumer {
   private readonly counters = { acked: 0, reclaimed: 0, deadLettered: 0, failed: 0 };
 
   constructor(
-    private readonly conn: Redis,
-    private readonly main: Redis,
+    private readonly conn: RedisClient,
     private readonly settings: GroupConsumerSettings,
     private readonly handler: (e: DeliveredEvent) => Promise<void>,
   ) {
-    this.streamKeys = settings.keys.streams(settings.opts.channel);
+    this.streamKeys = settings.partitions.map((p) => settings.keys.stream(settings.opts.channel, p));
     this.claimCursors = this.streamKeys.map(() => '0-0');
   }
 
@@ -82,13 +80,9 @@ export class RedisGroupConsumer implements Consumer {
     this.conn.disconnect();
   }
 
-  async stats(): Promise<ConsumerStats> {
-    const group = await withDeadline(
-      this.main,
-      groupStats(this.main, this.streamKeys, this.settings.opts.group),
-      this.settings.timeoutMs,
-    );
-    return { ...group, ...this.counters };
+  /** What this member did: acknowledged, reclaimed, dead-lettered and failed entries. */
+  counts(): Omit<ConsumerStats, 'pending' | 'lag'> {
+    return { ...this.counters };
   }
 
   private async run(): Promise<void> {
@@ -107,7 +101,7 @@ export class RedisGroupConsumer implements Consumer {
         );
         const reply = (await withDeadline(this.conn, read, opts.blockMs + graceMs)) as RawStreamReply | null;
         backoffMs = 50;
-        const batch = (reply ?? []).flatMap(([key, entries]) => entries.map(([id, fields]) => ({ partition: this.streamKeys.indexOf(key), id, fields })));
+        const batch = (reply ?? []).flatMap(([key, entries]) => entries.map(([id, fields]) => ({ partition: this.partitionOf(key), id, fields })));
         // Scopes run side by side; the entries of one scope keep their order.
         const scopeOf = (e: (typeof batch)[number]) => toDeliveredEvent(opts.channel, e.id, e.fields)?.scopeKey ?? e.id;
         const handled: HandledEntry[] = [];
@@ -138,12 +132,13 @@ export class RedisGroupConsumer implements Consumer {
   /** Takes over idle pending entries of any member (including this one's own failed ones). */
   private async reclaimPass(): Promise<void> {
     const { opts, timeoutMs } = this.settings;
-    for (let partition = 0; partition < this.streamKeys.length && !this.stopping; partition++) {
-      const key = this.streamKeys[partition] as string;
+    for (let index = 0; index < this.streamKeys.length && !this.stopping; index++) {
+      const key = this.streamKeys[index] as string;
+      const partition = this.settings.partitions[index] as number;
       for (let round = 0; round < CLAIM_ROUNDS_PER_PASS && !this.stopping; round++) {
-        const claim = this.conn.xautoclaim(key, opts.group, opts.consumer, opts.claimIdleMs, this.claimCursors[partition] ?? '0-0', 'COUNT', opts.batchSize);
+        const claim = this.conn.xautoclaim(key, opts.group, opts.consumer, opts.claimIdleMs, this.claimCursors[index] ?? '0-0', 'COUNT', opts.batchSize);
         const [next, entries] = (await withDeadline(this.conn, claim, timeoutMs)) as [string, RawEntry[]];
-        this.claimCursors[partition] = next;
+        this.claimCursors[index] = next;
         const deliveries = await this.deliveryCounts(key, entries.map(([id]) => id));
         const handled: HandledEntry[] = [];
         try {
@@ -204,11 +199,10 @@ export class RedisGroupConsumer implements Consumer {
       if (ids) ids.push(id);
       else idsByPartition.set(partition, [id]);
     }
-    const pipeline = this.conn.pipeline();
-    for (const [partition, ids] of idsByPartition) pipeline.xack(keys.stream(opts.channel, partition), opts.group, ...ids);
-    const results = await withDeadline(this.conn, pipeline.exec(), timeoutMs);
-    const failure = results?.find(([err]) => err)?.[0];
-    if (!results || failure) throw failure ?? new Error('acknowledgement pipeline aborted');
+    const acks = [...idsByPartition].map(([partition, ids]) => ({ key: keys.stream(opts.channel, partition), ids }));
+    const results = await withDeadline(this.conn, execPerSlot(this.conn, acks, (a) => a.key, (pipeline, a) => pipeline.xack(a.key, opts.group, ...a.ids)), timeoutMs);
+    const failure = results.find(([err]) => err)?.[0];
+    if (failure) throw failure;
     this.counters.acked += handled.length;
   }
 
@@ -230,7 +224,32 @@ export class RedisGroupConsumer implements Consumer {
     this.counters.deadLettered++;
   }
 
+  private partitionOf(key: string): number {
+    return this.settings.partitions[this.streamKeys.indexOf(key)] ?? -1;
+  }
+
   private report(err: unknown): void {
     this.settings.opts.onError?.(err instanceof Error ? err : new Error(String(err)));
   }
+}
+
+/**
+ * At most `limit` handler runs at once across the members one `consume` starts: on a Cluster there
+ * is a member per partition, and `concurrency` bounds the handler runs of the whole consumer.
+ */
+export function sharedConcurrency(limit: number, handler: (e: DeliveredEvent) => Promise<void>): (e: DeliveredEvent) => Promise<void> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (e) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      await handler(e);
+    } finally {
+      // The permit passes straight to the next waiter, so `running` never dips under a queue.
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }

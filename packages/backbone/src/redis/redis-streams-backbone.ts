@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   CHANNELS,
   RETENTION_DEFAULTS,
@@ -15,15 +14,18 @@ import {
   type TrimReport,
 } from '../backbone.ts';
 import { listDeadLetters } from './dead-letters.ts';
-import { openRedis, streamUnavailable, withDeadline, type RedisTarget } from './redis-connection.ts';
-import { ensureGroup, RedisGroupConsumer } from './redis-group-consumer.ts';
+import { execPerSlot, openRedis, streamUnavailable, withDeadline, type RedisClient, type RedisTarget } from './redis-connection.ts';
+import { ensureGroup, groupStats, RedisGroupConsumer, sharedConcurrency } from './redis-group-consumer.ts';
 import { lastEntryIds, RedisLiveReader } from './redis-subscription.ts';
 import { eventFields } from './stream-entry.ts';
 import { StreamKeys } from './stream-keys.ts';
 import { trimChannel } from './stream-trimmer.ts';
 
 export interface RedisStreamsBackboneOptions extends RetentionOptions {
-  /** A `redis://` URL or ioredis options. The backbone opens and owns its connections. */
+  /**
+   * A `redis://` URL, ioredis options (one node, or Sentinel) or a Cluster's seed nodes. The
+   * backbone opens and owns its connections.
+   */
   redis: RedisTarget;
   /**
    * First segment of every key; tests use a random one.
@@ -66,7 +68,7 @@ const LIVE_READ_COUNT = 512;
 /** The backbone on Redis Streams: P partitioned streams per channel, Cluster-safe keys. */
 export class RedisStreamsBackbone implements Backbone {
   readonly keys: StreamKeys;
-  private readonly main: Redis;
+  private readonly main: RedisClient;
   private readonly timeoutMs: number;
   private readonly retentionMs: number;
   private readonly graceMs: number;
@@ -92,35 +94,44 @@ export class RedisStreamsBackbone implements Backbone {
     this.assertOpen();
     if (events.length === 0) return;
     this.startTrimming();
-    const pipeline = this.main.pipeline();
-    for (const e of events) {
-      const partition = this.keys.partitionOf(e.scopeKey);
-      pipeline.xadd(this.keys.stream(e.channel, partition), '*', ...eventFields(e.scopeKey, e.seq, e.data));
-    }
-    // One pipeline on one connection: Redis applies the XADDs in this order, so per-scope order holds.
-    const results = await this.guard(pipeline.exec());
-    const failure = results?.find(([err]) => err)?.[0];
-    if (!results || failure) throw streamUnavailable(failure ?? new Error('pipeline aborted'));
+    const entries = events.map((e) => ({ key: this.keys.stream(e.channel, this.keys.partitionOf(e.scopeKey)), e }));
+    // One pipeline per partition at most (one in all on a single node): Redis applies a partition's
+    // XADDs in this order, and a scope lives in one partition, so per-scope order holds.
+    const results = await this.guard(
+      execPerSlot(this.main, entries, (x) => x.key, (pipeline, { key, e }) => pipeline.xadd(key, '*', ...eventFields(e.scopeKey, e.seq, e.data))),
+    );
+    const failure = results.find(([err]) => err)?.[0];
+    if (failure) throw streamUnavailable(failure);
   }
 
   async subscribe(channel: Channel, onEvent: (e: DeliveredEvent) => void, onError?: (err: Error) => void): Promise<Subscription> {
     this.assertOpen();
     const streamKeys = this.keys.streams(channel);
     const startIds = await this.guard(lastEntryIds(this.main, streamKeys));
-    const conn = openRedis(this.options.redis, this.connectionName(`sub:${channel}`), this.timeoutMs, true);
-    const reader = new RedisLiveReader(
-      conn,
-      { channel, streamKeys, startIds, blockMs: this.options.subscribeBlockMs ?? 5000, graceMs: this.graceMs, count: LIVE_READ_COUNT },
-      onEvent,
-      onError,
-    );
-    this.subscriptions.add(reader);
-    return {
+    const readers = this.readerPlan().map((partitions) => {
+      const role = partitions.length === 1 ? `sub:${channel}:${partitions[0]}` : `sub:${channel}`;
+      return new RedisLiveReader(
+        openRedis(this.options.redis, this.connectionName(role), this.timeoutMs, true),
+        {
+          channel,
+          streamKeys: partitions.map((p) => streamKeys[p] as string),
+          startIds: partitions.map((p) => startIds[p] ?? '0-0'),
+          blockMs: this.options.subscribeBlockMs ?? 5000,
+          graceMs: this.graceMs,
+          count: LIVE_READ_COUNT,
+        },
+        onEvent,
+        onError,
+      );
+    });
+    const subscription: Subscription = {
       close: async () => {
-        this.subscriptions.delete(reader);
-        await reader.close();
+        this.subscriptions.delete(subscription);
+        await Promise.all(readers.map((r) => r.close()));
       },
     };
+    this.subscriptions.add(subscription);
+    return subscription;
   }
 
   async consume(opts: ConsumeOptions, handler: (e: DeliveredEvent) => Promise<void>): Promise<Consumer> {
@@ -128,35 +139,42 @@ export class RedisStreamsBackbone implements Backbone {
     const resolved = resolveConsumeOptions(opts);
     await this.guard(ensureGroup(this.main, this.keys.streams(opts.channel), opts.group));
     this.startTrimming();
-    const conn = openRedis(this.options.redis, this.connectionName(`group:${opts.group}:${opts.consumer}`), this.timeoutMs, true);
-    const consumer = new RedisGroupConsumer(
-      conn,
-      this.main,
-      {
-        keys: this.keys,
-        opts: resolved,
-        timeoutMs: this.timeoutMs,
-        graceMs: this.graceMs,
-        deadLetterMaxLength: this.options.deadLetterMaxLength ?? RETENTION_DEFAULTS.deadLetterMaxLength,
-      },
-      handler,
-    );
-    consumer.start();
-    const handle: Consumer = {
+    const plan = this.readerPlan();
+    const handle = plan.length > 1 ? sharedConcurrency(resolved.concurrency, handler) : handler;
+    const members = plan.map((partitions) => {
+      const role = partitions.length === 1 ? `group:${opts.group}:${opts.consumer}:${partitions[0]}` : `group:${opts.group}:${opts.consumer}`;
+      const member = new RedisGroupConsumer(
+        openRedis(this.options.redis, this.connectionName(role), this.timeoutMs, true),
+        {
+          keys: this.keys,
+          partitions,
+          opts: resolved,
+          timeoutMs: this.timeoutMs,
+          graceMs: this.graceMs,
+          deadLetterMaxLength: this.options.deadLetterMaxLength ?? RETENTION_DEFAULTS.deadLetterMaxLength,
+        },
+        handle,
+      );
+      member.start();
+      return member;
+    });
+    const consumer: Consumer = {
       stop: async () => {
-        this.consumers.delete(handle);
-        await consumer.stop();
+        this.consumers.delete(consumer);
+        await Promise.all(members.map((m) => m.stop()));
       },
       stats: async () => {
-        try {
-          return await consumer.stats();
-        } catch (err) {
-          throw streamUnavailable(err);
+        const group = await this.guard(groupStats(this.main, this.keys.streams(opts.channel), opts.group));
+        const totals = { acked: 0, reclaimed: 0, deadLettered: 0, failed: 0 };
+        for (const member of members) {
+          const counts = member.counts();
+          for (const name of Object.keys(totals) as (keyof typeof totals)[]) totals[name] += counts[name];
         }
+        return { ...group, ...totals };
       },
     };
-    this.consumers.add(handle);
-    return handle;
+    this.consumers.add(consumer);
+    return consumer;
   }
 
   async deadLetters(channel: Channel, opts: { limit?: number } = {}): Promise<DeadLetter[]> {
@@ -207,6 +225,17 @@ export class RedisStreamsBackbone implements Backbone {
 
   private assertOpen(): void {
     if (this.closed) throw streamUnavailable(new Error('backbone is closed'));
+  }
+
+  /**
+   * Which partitions each blocking reader covers: all on one connection on a single node (one
+   * multi-key XREAD); one per reader on a Cluster, which refuses a command whose keys span slots,
+   * even slots of one node. Each Cluster reader follows its partition's slot through failover and
+   * resharding (ioredis handles MOVED and ASK).
+   */
+  private readerPlan(): number[][] {
+    const all = Array.from({ length: this.keys.partitions }, (_, p) => p);
+    return this.main.isCluster ? all.map((p) => [p]) : [all];
   }
 
   private connectionName(role: string): string {

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Channel, DeliveredEvent, Subscription } from '../backbone.ts';
 import { compareEntryIds } from '../entry-id.ts';
-import { sleep, waitReady, withDeadline } from './redis-connection.ts';
+import { execPerSlot, sleep, waitReady, withDeadline, type RedisClient } from './redis-connection.ts';
 import { toDeliveredEvent, type RawStreamReply } from './stream-entry.ts';
 
 export interface LiveReaderSettings {
@@ -22,10 +21,8 @@ export interface LiveReaderSettings {
  * Taken before the subscription resolves, so anything published afterwards has a larger id and
  * is read, however late the first blocking read starts.
  */
-export async function lastEntryIds(redis: Redis, streamKeys: string[]): Promise<string[]> {
-  const pipeline = redis.pipeline();
-  for (const key of streamKeys) pipeline.xrevrange(key, '+', '-', 'COUNT', 1);
-  const results = (await pipeline.exec()) ?? [];
+export async function lastEntryIds(redis: RedisClient, streamKeys: string[]): Promise<string[]> {
+  const results = await execPerSlot(redis, streamKeys, (key) => key, (pipeline, key) => pipeline.xrevrange(key, '+', '-', 'COUNT', 1));
   return streamKeys.map((_, i) => {
     const [err, entries] = results[i] ?? [new Error('missing reply'), null];
     if (err) throw err;
@@ -35,8 +32,9 @@ export async function lastEntryIds(redis: Redis, streamKeys: string[]): Promise<
 }
 
 /**
- * One dedicated blocking connection reading every partition of a channel with XREAD, the caller
- * demuxing. On connection loss it reports once per outage and resumes from the last ids it saw.
+ * One dedicated blocking connection reading its partitions of a channel with XREAD, the caller
+ * demuxing: every partition on a single node; one partition on a Cluster, which refuses a command
+ * whose keys span slots even when one node serves them all. On connection loss it reports once per outage and resumes from the last ids it saw.
  */
 export class RedisLiveReader implements Subscription {
   private closed = false;
@@ -44,7 +42,7 @@ export class RedisLiveReader implements Subscription {
   private readonly loop: Promise<void>;
 
   constructor(
-    private readonly conn: Redis,
+    private readonly conn: RedisClient,
     private readonly settings: LiveReaderSettings,
     private readonly onEvent: (e: DeliveredEvent) => void,
     private readonly onError?: (err: Error) => void,

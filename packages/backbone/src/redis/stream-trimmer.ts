@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Channel, TrimReport } from '../backbone.ts';
 import { entryIdAt, minEntryId } from '../entry-id.ts';
-import { flatToRecord } from './redis-connection.ts';
+import { execPerSlot, flatToRecord, type RedisClient } from './redis-connection.ts';
 
 export interface TrimSettings {
   retentionMs: number;
@@ -28,11 +27,9 @@ export function safeMinId(floorId: string, groups: { lastDeliveredId: string; ol
  * the XTRIM (last-delivered ids grow, pending entries get acknowledged), so a MINID computed from
  * a slightly old view is still safe; approximate trimming (`~`) only ever removes less.
  */
-export async function trimChannel(redis: Redis, channel: Channel, streamKeys: string[], settings: TrimSettings): Promise<TrimReport> {
+export async function trimChannel(redis: RedisClient, channel: Channel, streamKeys: string[], settings: TrimSettings): Promise<TrimReport> {
   const floorId = entryIdAt(Date.now() - settings.retentionMs);
-  const infoPipe = redis.pipeline();
-  for (const key of streamKeys) infoPipe.xinfo('GROUPS', key);
-  const infos = (await infoPipe.exec()) ?? [];
+  const infos = await execPerSlot(redis, streamKeys, (key) => key, (pipeline, key) => pipeline.xinfo('GROUPS', key));
 
   const groupsPerKey: { key: string; names: string[]; lastIds: string[] }[] = [];
   for (const [index, key] of streamKeys.entries()) {
@@ -49,11 +46,10 @@ export async function trimChannel(redis: Redis, channel: Channel, streamKeys: st
     });
   }
 
-  const pendingPipe = redis.pipeline();
-  for (const { key, names } of groupsPerKey) for (const name of names) pendingPipe.xpending(key, name);
-  const pendings = (await pendingPipe.exec()) ?? [];
+  const pendingQueries = groupsPerKey.flatMap(({ key, names }) => names.map((name) => ({ key, name })));
+  const pendings = await execPerSlot(redis, pendingQueries, (q) => q.key, (pipeline, q) => pipeline.xpending(q.key, q.name));
 
-  const trimPipe = redis.pipeline();
+  const steps: { key: string; minId: string; op: 'trim' | 'len' }[] = [];
   let cursor = 0;
   for (const { key, names, lastIds } of groupsPerKey) {
     const groups = names.map((_, i) => {
@@ -63,11 +59,14 @@ export async function trimChannel(redis: Redis, channel: Channel, streamKeys: st
       return { lastDeliveredId: lastIds[i] ?? '0-0', oldestPendingId: typeof oldest === 'string' ? oldest : null };
     });
     const minId = safeMinId(floorId, groups);
-    if (settings.approximate) trimPipe.xtrim(key, 'MINID', '~', minId);
-    else trimPipe.xtrim(key, 'MINID', minId);
-    trimPipe.xlen(key);
+    // Each XTRIM is followed by its XLEN; one key's commands share a tag, so they keep that order.
+    steps.push({ key, minId, op: 'trim' }, { key, minId, op: 'len' });
   }
-  const trims = (await trimPipe.exec()) ?? [];
+  const trims = await execPerSlot(redis, steps, (s) => s.key, (pipeline, s) => {
+    if (s.op === 'len') pipeline.xlen(s.key);
+    else if (settings.approximate) pipeline.xtrim(s.key, 'MINID', '~', s.minId);
+    else pipeline.xtrim(s.key, 'MINID', s.minId);
+  });
   let removed = 0;
   let remaining = 0;
   for (let i = 0; i + 1 < trims.length; i += 2) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { defineLua, queueLua, runLua } from '../redis/lua-command.ts';
+import { defineLua, runLua } from '../redis/lua-command.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
-import { connectionName, redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
+import { connectionName, redisHandle, releaseHandle, settleWithin, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
 import { parseLost, parseTake, RENEW_SLOTS, TAKE_SLOT } from './redis-lease-scripts.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 import {
@@ -16,7 +16,10 @@ import {
 } from './stream-lease-registry.ts';
 
 export interface RedisStreamLeaseRegistryOptions extends StreamCapOptions {
-  /** A `redis://` URL (the registry opens and closes its own connection) or a connection you own (without `keyPrefix`). */
+  /**
+   * A `redis://` URL, ioredis options (one node or Sentinel) or a Cluster's seed nodes (the registry
+   * opens and closes its own connection), or a connection you own (without `keyPrefix`).
+   */
   redis: RedisTarget;
   /**
    * First part of every key; must not contain `{` or `}`.
@@ -44,7 +47,7 @@ type HeldSlots = readonly string[];
  * streams, `<prefix>:{cap:i:<principalKey>}` for inbox streams. A room stream's two sets live in
  * different Cluster slots, so it takes its principal slot, then its room slot, and gives the first
  * back if the second is refused. One timer per registry renews every live lease
- * in one pipeline each leaseMs/3, so the cost per round is one script call per busy set, not one
+ * side by side each leaseMs/3 (one write per node), so the cost per round is one script call per busy set, not one
  * timer per stream.
  */
 export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
@@ -116,11 +119,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     await this.flushRemovals();
     const held = [...this.live];
     this.live.clear();
-    if (held.length > 0) {
-      const pipeline = this.handle.redis.pipeline();
-      for (const [id, slots] of held) for (const key of slots) pipeline.zrem(key, id);
-      await this.execQuietly(pipeline.exec());
-    }
+    if (held.length > 0) await this.removeQuietly(held.flatMap(([id, slots]) => slots.map((key) => ({ key, ids: [id] }))));
     await releaseHandle(this.handle);
   }
 
@@ -160,7 +159,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   }
 
   /**
-   * Releases of one event-loop turn leave together: one pipeline, one ZREM per set. When a thousand
+   * Releases of one event-loop turn leave together: one ZREM per set, sent side by side. When a thousand
    * streams close at once that is a few commands instead of two thousand, and a busy event loop
    * that reads the reply late costs one timed-out command, not hundreds.
    */
@@ -184,25 +183,23 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     const waiters = this.removalWaiters;
     this.pendingRemovals = new Map();
     this.removalWaiters = [];
-    if (removals.size > 0) {
-      const pipeline = this.handle.redis.pipeline();
-      for (const [key, ids] of removals) pipeline.zrem(key, ...ids);
-      await this.execQuietly(pipeline.exec());
-    }
+    if (removals.size > 0) await this.removeQuietly([...removals].map(([key, ids]) => ({ key, ids: [...ids] })));
     for (const settle of waiters) settle();
   }
 
   /** Best effort: a slot that cannot be removed now is no longer renewed and frees within the lease. */
   private async removeSlots(keys: readonly string[], id: string): Promise<void> {
-    const pipeline = this.handle.redis.pipeline();
-    for (const key of keys) pipeline.zrem(key, id);
-    await this.execQuietly(pipeline.exec());
+    await this.removeQuietly(keys.map((key) => ({ key, ids: [id] })));
   }
 
-  private async execQuietly(work: Promise<Array<[Error | null, unknown]> | null>): Promise<void> {
+  /**
+   * One ZREM per set, side by side rather than in one pipeline: the sets of a room stream live in
+   * different Cluster slots, which one pipeline cannot span.
+   */
+  private async removeQuietly(removals: ReadonlyArray<{ key: string; ids: string[] }>): Promise<void> {
     try {
-      const results = await withDeadline(work, this.timeoutMs);
-      for (const [err] of results ?? []) if (err) this.report(err);
+      const failures = await settleWithin(removals.map(({ key, ids }) => this.handle.redis.zrem(key, ...ids)), this.timeoutMs);
+      for (const err of failures) this.report(err);
     } catch (err) {
       this.report(err);
     }
@@ -228,7 +225,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     }
   }
 
-  /** Renews every live lease in one pipeline; returns the ids whose slots were gone. */
+  /** Renews every live lease, one script call per set and chunk, side by side; returns the ids whose slots were gone. */
   private async renewRound(): Promise<Set<string>> {
     const idsBySet = new Map<string, string[]>();
     for (const [id, slots] of this.live) {
@@ -238,18 +235,16 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
         idsBySet.set(key, ids);
       }
     }
-    const pipeline = this.handle.redis.pipeline();
+    const lost = new Set<string>();
+    const calls: Array<Promise<unknown>> = [];
     for (const [key, ids] of idsBySet) {
       for (let i = 0; i < ids.length; i += RENEW_CHUNK) {
-        queueLua(pipeline, RENEW_SLOTS, [key], [this.settings.leaseMs, this.keyTtlMs(), ...ids.slice(i, i + RENEW_CHUNK)]);
+        const renewal = runLua(this.handle.redis, RENEW_SLOTS, [key], [this.settings.leaseMs, this.keyTtlMs(), ...ids.slice(i, i + RENEW_CHUNK)]);
+        calls.push(renewal.then((reply) => parseLost(reply).forEach((id) => lost.add(id))));
       }
     }
-    const results = await withDeadline(pipeline.exec(), Math.max(this.timeoutMs, Math.floor(this.settings.leaseMs / 3)));
-    const lost = new Set<string>();
-    for (const [err, reply] of results ?? []) {
-      if (err) this.report(err);
-      else for (const id of parseLost(reply)) lost.add(id);
-    }
+    const failures = await settleWithin(calls, Math.max(this.timeoutMs, Math.floor(this.settings.leaseMs / 3)));
+    for (const err of failures) this.report(err);
     return lost;
   }
 

@@ -12,7 +12,10 @@ import { checkKeyPrefix } from '../redis/key-prefix.ts';
 export type RateLimitFailureMode = 'open' | 'closed';
 
 export interface RedisFixedWindowRateLimiterOptions extends FixedWindowOptions {
-  /** A `redis://` URL (the limiter opens and closes its own connection) or a connection you own. */
+  /**
+   * A `redis://` URL, ioredis options (one node or Sentinel) or a Cluster's seed nodes (the limiter
+   * opens and closes its own connection), or a connection you own.
+   */
   redis: RedisTarget;
   /**
    * First part of every key; must not contain `{` or `}`, which would move the Cluster hash tag.

@@ -1,4 +1,4 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.ts';
 
 /** A Lua script registered on a connection under a name (ioredis sends EVALSHA, falling back to EVAL). */
 export interface LuaCommand {
@@ -11,14 +11,14 @@ export interface LuaCommand {
 type ScriptCall = (...keysAndArgs: Array<string | number>) => unknown;
 
 /** Registers the script once per connection; registering on a borrowed connection is harmless. */
-export function defineLua(redis: Redis, command: LuaCommand): void {
+export function defineLua(redis: RedisClient, command: LuaCommand): void {
   if (typeof (redis as unknown as Record<string, unknown>)[command.name] === 'function') return;
   redis.defineCommand(command.name, { numberOfKeys: command.numberOfKeys, lua: command.lua });
 }
 
 /** Runs a script defined with {@link defineLua}. */
 export function runLua(
-  redis: Redis,
+  redis: RedisClient,
   command: LuaCommand,
   keys: readonly string[],
   args: ReadonlyArray<string | number>,
@@ -26,17 +26,7 @@ export function runLua(
   return scriptOf(redis, command).call(redis, ...keys, ...args) as Promise<unknown>;
 }
 
-/** Queues a script defined with {@link defineLua} on a pipeline of the same connection. */
-export function queueLua(
-  pipeline: ChainableCommander,
-  command: LuaCommand,
-  keys: readonly string[],
-  args: ReadonlyArray<string | number>,
-): void {
-  scriptOf(pipeline, command).call(pipeline, ...keys, ...args);
-}
-
-function scriptOf(host: Redis | ChainableCommander, command: LuaCommand): ScriptCall {
+function scriptOf(host: RedisClient, command: LuaCommand): ScriptCall {
   const script = (host as unknown as Record<string, unknown>)[command.name];
   if (typeof script !== 'function') throw new Error(`Lua command ${command.name} is not defined on this connection`);
   return script as ScriptCall;

@@ -1,11 +1,24 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
-/** Where to find Redis: a `redis://` URL (a connection of our own) or a connection the caller owns. */
-export type RedisTarget = Redis | string;
+/** A Redis Cluster: seed nodes (any one leads to the rest) and the options of every node's connection. */
+export interface RedisClusterTarget {
+  clusterNodes: ReadonlyArray<{ host: string; port: number }>;
+  /** Credentials, TLS and the like, for every node. */
+  nodeOptions?: RedisOptions;
+}
+
+/**
+ * Where to find Redis: a `redis://` URL, ioredis options (one node, or Sentinel through `sentinels`
+ * and `name`) or a Cluster's seed nodes (a connection of our own each), or a connection the caller owns.
+ */
+export type RedisTarget = Redis | Cluster | string | RedisOptions | RedisClusterTarget;
+
+/** A connection to one node (or Sentinel's current master) or to a Cluster. */
+export type RedisClient = Redis | Cluster;
 
 /** A connection and whether closing it is ours to do. */
 export interface RedisHandle {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly owned: boolean;
 }
 
@@ -23,18 +36,28 @@ export function connectionName(keyPrefix: string, role: string): string {
  * reconnect attempt instead of piling up, because these counters answer a request that is waiting.
  */
 export function redisHandle(target: RedisTarget, name: string, timeoutMs: number): RedisHandle {
-  if (typeof target !== 'string') return { redis: target, owned: false };
-  const redis = new Redis(target, {
+  if (target instanceof Redis || target instanceof Cluster) return { redis: target, owned: false };
+  const node: RedisOptions = {
     connectionName: name,
     connectTimeout: Math.max(timeoutMs, 500),
     commandTimeout: timeoutMs,
     maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
-    retryStrategy: (times: number) => Math.min(times * 100, 2000),
-    // Every append asks the rate limiter: commands issued in the same event-loop turn leave in one
-    // write (none of these commands block).
-    enableAutoPipelining: true,
-  });
+  };
+  const retryStrategy = (times: number) => Math.min(times * 100, 2000);
+  // Every append asks the rate limiter: commands issued in the same event-loop turn leave in one
+  // write per node (none of these commands block).
+  const shared = { enableOfflineQueue: true, enableAutoPipelining: true };
+  let redis: RedisClient;
+  if (typeof target === 'string') redis = new Redis(target, { ...node, ...shared, retryStrategy });
+  else if ('clusterNodes' in target) {
+    redis = new Cluster([...target.clusterNodes], {
+      ...shared,
+      redisOptions: { ...target.nodeOptions, ...node },
+      clusterRetryStrategy: retryStrategy,
+      slotsRefreshTimeout: Math.max(timeoutMs, 500),
+      slotsRefreshInterval: 10_000,
+    });
+  } else redis = new Redis({ ...target, ...node, ...shared, retryStrategy });
   // Failures reach callers through their commands; without a listener ioredis prints every retry.
   redis.on('error', () => undefined);
   return { redis, owned: true };
@@ -65,4 +88,13 @@ export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> 
     clearTimeout(timer);
     work.catch(() => undefined);
   }
+}
+
+/**
+ * Settles commands sent side by side (on a Cluster, each to the node of its key; with auto-
+ * pipelining they leave in one write per node) within `ms`; returns the failures.
+ */
+export async function settleWithin(work: Array<Promise<unknown>>, ms: number): Promise<unknown[]> {
+  const results = await withDeadline(Promise.allSettled(work), ms);
+  return results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
 }

@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import { Cluster } from 'ioredis';
+import { startRedisCluster, type RedisCluster } from '../../../../tests/harness/redis-cluster.ts';
+import { runLeaseRegistryContract } from '../../test/lease-registry-contract.ts';
+import { attempt, freshKey, runRateLimiterContract } from '../../test/rate-limiter-contract.ts';
+import { RedisStreamLeaseRegistry } from '../leases/redis-stream-lease-registry.ts';
+import { RedisFixedWindowRateLimiter } from '../rate-limit/redis-fixed-window-rate-limiter.ts';
+import type { RedisClusterTarget } from './redis-connection.ts';
+
+describe('stream leases and the append rate limiter on a Redis Cluster (3 masters, 3 replicas)', function () {
+  this.timeout(60_000);
+  let cluster: RedisCluster;
+  let target: RedisClusterTarget;
+  let prefixCount = 0;
+  const prefix = (kind: string) => `test-${kind}-${process.pid}-${++prefixCount}`;
+
+  before(async () => {
+    cluster = await startRedisCluster({ masters: 3, replicas: 1 });
+    target = { clusterNodes: cluster.seedNodes.map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })) };
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  runLeaseRegistryContract('RedisStreamLeaseRegistry (Cluster)', async (options) => new RedisStreamLeaseRegistry({ ...options, redis: target, keyPrefix: prefix('cap') }));
+  runRateLimiterContract(
+    'RedisFixedWindowRateLimiter (Cluster)',
+    async (options) => new RedisFixedWindowRateLimiter({ ...options, redis: target, keyPrefix: prefix('rl'), failureMode: 'closed', timeoutMs: 2000 }),
+  );
+
+  it("holds, renews and releases room streams whose principal and room sets live on different masters", async () => {
+    const keyPrefix = prefix('cap');
+    const registry = new RedisStreamLeaseRegistry({ redis: target, keyPrefix, principalCap: 50, roomCap: 50, leaseMs: 1500 });
+    const admin = new Cluster(target.clusterNodes.map((n) => ({ ...n })));
+    try {
+      // Rooms whose set is on another master than the principal's: the cases one pipeline could not carry.
+      const principalSet = registry.principalSetKey('p1');
+      const principalMaster = await cluster.masterOf(principalSet);
+      const rooms: string[] = [];
+      for (let i = 0; rooms.length < 5; i++) if ((await cluster.masterOf(registry.roomSetKey(`r${i}`))) !== principalMaster) rooms.push(`r${i}`);
+      const leases = await Promise.all(rooms.map((roomKey) => registry.acquire({ principalKey: 'p1', roomKey })));
+      expect(await admin.zcard(principalSet)).to.equal(5);
+      // Past the lease: only renewals keep the slots.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await admin.zcard(principalSet)).to.equal(5);
+      for (const roomKey of rooms) expect(await admin.zcard(registry.roomSetKey(roomKey))).to.equal(1);
+      await Promise.all(leases.map((l) => l.release()));
+      expect(await admin.zcard(principalSet)).to.equal(0);
+      for (const roomKey of rooms) expect(await admin.zcard(registry.roomSetKey(roomKey))).to.equal(0);
+    } finally {
+      await registry.close();
+      admin.disconnect();
+    }
+  });
+
+  it('counts one window of a sender across API instances, each on its own Cluster connection', async () => {
+    const keyPrefix = prefix('rl');
+    const limiters = Array.from({ length: 3 }, () => new RedisFixedWindowRateLimiter({ redis: target, keyPrefix, limit: 10, windowSeconds: 60, failureMode: 'closed', timeoutMs: 2000 }));
+    try {
+      const key = freshKey();
+      const outcomes = await Promise.all(limiters.flatMap((limiter) => Array.from({ length: 10 }, () => attempt(limiter, key))));
+      expect(outcomes.filter((o) => o === undefined)).to.have.length(10);
+      expect(outcomes.filter((o) => o?.code === 'RATE_LIMITED')).to.have.length(20);
+    } finally {
+      await Promise.all(limiters.map((l) => l.close()));
+    }
+  });
+});
