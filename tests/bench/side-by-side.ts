@@ -142,6 +142,11 @@ export async function runSideBySide(mode: BenchMode, options: { runs: number; sc
   return figuresOf(await readResults(out), mode === 'all-in-one' ? 'ours' : 'dist', sampler);
 }
 
+/** The figures of an earlier run's result directory (PostgreSQL and Redis then unmeasured). */
+export async function figuresOfResults(dir: string, mode: BenchMode): Promise<SideBySideFigure[]> {
+  return figuresOf(await readResults(dir), mode === 'all-in-one' ? 'ours' : 'dist', new StoreCpuSampler());
+}
+
 type Result = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the harness's JSON, read defensively below
 
 /** `side-name-runN.txt` → its RESULT_JSON (and PROC_CPU_JSON, distributed) by side, scenario and run. */
@@ -154,7 +159,8 @@ async function readResults(dir: string): Promise<Map<string, Result>> {
     const json = /^RESULT_JSON (.*)$/m.exec(text)?.[1];
     const proc = /^PROC_CPU_JSON (.*)$/m.exec(text)?.[1];
     const load = /load: ([\d. ]+)$/m.exec(text)?.[1];
-    if (json) results.set(`${m[1]}/${m[2]}/${m[3]}`, { ...JSON.parse(json), procCpu: proc ? JSON.parse(proc) : undefined, load });
+    const failure = /^(ABORT: .*)$/m.exec(text)?.[1] ?? `harness exit ${/^rc=(\d+)$/m.exec(text)?.[1] ?? '?'}`;
+    results.set(`${m[1]}/${m[2]}/${m[3]}`, json ? { ...JSON.parse(json), procCpu: proc ? JSON.parse(proc) : undefined, load } : { failed: `${failure} (${join(dir, file)})`, load });
   }
   return results;
 }
@@ -177,8 +183,11 @@ function cpuPerAppend(r: Result): number | undefined {
 function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler: StoreCpuSampler): SideBySideFigure[] {
   const figures: SideBySideFigure[] = [];
   const runs = [...new Set([...results.keys()].map((k) => k.split('/')[2]!))].sort();
-  const pairs = (scenario: string) =>
-    runs.map((run) => ({ run, ours: results.get(`${side}/${scenario}/${run}`), nchan: results.get(`nchan/${scenario}/${run}`) })).filter((p) => p.ours);
+  const pairs = (scenario: string) => {
+    const all = runs.map((run) => ({ run, ours: results.get(`${side}/${scenario}/${run}`), nchan: results.get(`nchan/${scenario}/${run}`) }));
+    for (const p of all) if (p.ours?.failed) figures.push({ name: `${scenario} run ${p.run}`, value: `no result: ${p.ours.failed}`, target: '—', note: `load ${p.ours.load ?? '?'}` });
+    return all.filter((p) => p.ours && !p.ours.failed);
+  };
   const perRun = <T>(xs: T[], f: (x: T) => string) => xs.map(f).join('; ');
 
   for (const [scenario, rate] of [['a50', 50], ['a100', 100]] as const) {
@@ -188,7 +197,7 @@ function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler:
       name: `1 room × 1,000 streams, ${rate} appends/s: append→receipt p50 / p99`,
       value: perRun(ps, (p) => `${ms(p.ours!.latencyMs?.p50)} / ${ms(p.ours!.latencyMs?.p99)} (Nchan ${ms(p.nchan?.latencyMs?.p50)} / ${ms(p.nchan?.latencyMs?.p99)}; p99 ${ratio(p.ours!.latencyMs?.p99, p.nchan?.latencyMs?.p99)})`),
       target: 'p99 ≤ Nchan’s (≤ 1.00×)',
-      note: `load ${perRun(ps, (p) => p.ours!.load ?? '?')}; loss ${perRun(ps, (p) => String(p.ours!.delivery?.loss))}`,
+      note: `load ${perRun(ps, (p) => p.ours!.load ?? '?')}; loss ${perRun(ps, (p) => `${p.ours!.delivery?.loss} (streams the server ended: ${p.ours!.delivery?.closedDuring ?? 0})`)}`,
     });
     figures.push({
       name: `append round trip p99 in that scenario (${rate}/s)`,
@@ -272,7 +281,7 @@ function serviceNote(r: Result): string {
 }
 
 function nchanMedians(results: Map<string, Result>): string {
-  const of = (scenario: string) => [...results].filter(([k]) => k.startsWith(`nchan/${scenario}/`)).map(([, r]) => r);
+  const of = (scenario: string) => [...results].filter(([k, r]) => k.startsWith(`nchan/${scenario}/`) && !r.failed).map(([, r]) => r);
   const parts: string[] = [];
   for (const s of ['a50', 'a100', 'c']) {
     const rs = of(s);
