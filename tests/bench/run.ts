@@ -1,14 +1,17 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,append,fanout,latency,idle,mention,leak,bot` and `--quick` (shorter runs, for a
+ * `--only reference,redos,sidebyside,append,fanout,latency,idle,mention,leak,bot` and `--quick` (shorter runs, for a
  * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
- * `redos` (render time of the ReDoS payloads) run once, before the deployments.
+ * `redos` (render time of the ReDoS payloads) run once, before the deployments. `sidebyside` runs the
+ * shared harness against Nchan and against each deployment shape (it starts its own; see
+ * side-by-side.ts): `--sbs-runs N` (default 1) and `--sbs-scenarios 'a50 a100 c d e'` (the default).
  */
 import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { measureRedosRender } from './redos-figure.ts';
+import { runSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
 
 interface Figure {
@@ -27,7 +30,8 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'reference,redos,append,fanout,latency,idle,mention,leak,bot').split(','));
+const only = new Set((option('only') ?? 'reference,redos,sidebyside,append,fanout,latency,idle,mention,leak,bot').split(','));
+const sideBySide = { runs: Number(option('sbs-runs') ?? 1), scenarios: (option('sbs-scenarios') ?? SIDE_BY_SIDE_SCENARIOS.join(' ')).split(/[ ,]+/).filter(Boolean) };
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
   figures.push(figure);
@@ -62,6 +66,11 @@ if (only.has('redos')) {
 for (const mode of modes) {
   if (![...only].some((key) => !['reference', 'redos'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
+  if (only.has('sidebyside')) {
+    process.stdout.write(`  side by side with Nchan (${mode === 'all-in-one' ? 'all-in-one on PostgreSQL + Redis' : 'separate services'}), ${sideBySide.runs} run(s): ${sideBySide.scenarios.join(' ')}\n`);
+    for (const figure of await runSideBySide(mode, sideBySide)) report({ mode, ...figure });
+  }
+  if (![...only].some((key) => !['reference', 'redos', 'sidebyside'].includes(key))) continue;
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
     if (only.has('append')) {
