@@ -20,6 +20,8 @@ export interface BenchFixture {
   streamBranchIds: string[];
   writers: string[];
   targets: string[];
+  /** Read members that only open streams: the open scenario spreads its tokens over them. */
+  openers: string[];
 }
 
 export interface BenchCluster {
@@ -55,11 +57,12 @@ export function benchFixture(): { fixture: BenchFixture; document: unknown } {
   const streamBranchIds = Array.from({ length: 1300 }, () => ulid());
   const writers = Array.from({ length: 8 }, (_, i) => `u_bench_writer_${i}`);
   const targets = Array.from({ length: 10 }, (_, i) => `u_bench_target_${i}`);
-  const members = Object.fromEntries([...writers.map((w) => [w, 'write']), ...targets.map((t) => [t, 'read'])]);
+  const openers = Array.from({ length: 100 }, (_, i) => `u_bench_opener_${i}`);
+  const members = Object.fromEntries([...writers.map((w) => [w, 'write']), ...[...targets, ...openers].map((t) => [t, 'read'])]);
   return {
-    fixture: { repositoryId, branchIds, streamBranchIds, writers, targets },
+    fixture: { repositoryId, branchIds, streamBranchIds, writers, targets, openers },
     document: {
-      users: [...writers, ...targets].map((id) => ({ id })),
+      users: [...writers, ...targets, ...openers].map((id) => ({ id })),
       organizations: [{ id: 'o_bench' }],
       repositories: [{ id: repositoryId, state: 'active', branches: [...branchIds, ...streamBranchIds].map((id) => ({ id, state: 'active' })), members }],
       bots: [],

@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,sidebyside,append,fanout,latency,idle,mention,leak,bot` and `--quick` (shorter runs, for a
+ * `--only reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot` and `--quick` (shorter runs, for a
  * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
  * `redos` (render time of the ReDoS payloads) run once, before the deployments. `sidebyside` runs the
  * shared harness against Nchan and against each deployment shape (it starts its own; see
@@ -30,7 +30,7 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'reference,redos,sidebyside,append,fanout,latency,idle,mention,leak,bot').split(','));
+const only = new Set((option('only') ?? 'reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot').split(','));
 const sideBySide = { runs: Number(option('sbs-runs') ?? 1), scenarios: (option('sbs-scenarios') ?? SIDE_BY_SIDE_SCENARIOS.join(' ')).split(/[ ,]+/).filter(Boolean) };
 const figures: Figure[] = [];
 const report = (figure: Figure) => {

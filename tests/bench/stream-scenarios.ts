@@ -5,6 +5,7 @@ import { idleScenario } from './idle-scenario.ts';
 import { latencyScenario } from './latency-scenario.ts';
 import { leakScenario } from './leak-scenario.ts';
 import { mentionLatencyScenario } from './mention-latency.ts';
+import { openScenario } from './open-scenario.ts';
 
 export interface StreamScenario {
   key: string;
@@ -13,4 +14,4 @@ export interface StreamScenario {
 
 /** Stream scenarios (fan-out, latency, idle streams, mention latency); filled in as the gateway lands. */
 // Idle first: its RSS baseline is cleanest before the other scenarios have grown the heap.
-export const scenarios: StreamScenario[] = [idleScenario, fanoutScenario, latencyScenario, mentionLatencyScenario, leakScenario, botThroughputScenario];
+export const scenarios: StreamScenario[] = [idleScenario, openScenario, fanoutScenario, latencyScenario, mentionLatencyScenario, leakScenario, botThroughputScenario];

@@ -45,10 +45,10 @@ type HeldSlots = readonly string[];
  * The stream caps shared by every gateway through Redis. Each cap is a sorted set of lease ids
  * scored by expiry: `<prefix>:{cap:p:<principalKey>}` and `<prefix>:{cap:r:<roomKey>}` for room
  * streams, `<prefix>:{cap:i:<principalKey>}` for inbox streams. A room stream's two sets live in
- * different Cluster slots, so it takes its principal slot, then its room slot, and gives the first
- * back if the second is refused. One timer per registry renews every live lease
- * side by side each leaseMs/3 (one write per node), so the cost per round is one script call per busy set, not one
- * timer per stream.
+ * different Cluster slots, so it asks for both slots at once, one script each, and gives back the
+ * one it got if the other is refused. One timer per registry renews every live lease each
+ * leaseMs/3, one script call per busy set sent side by side, so the cost per round is one call per
+ * busy set, not one timer per stream.
  */
 export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private readonly settings: StreamCapSettings;
@@ -94,12 +94,17 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     const id = randomUUID();
     const principalSet = this.principalSetKey(input.principalKey);
     const roomSet = this.roomSetKey(input.roomKey);
-    await this.take('principal', principalSet, id, this.settings.principalCap);
-    try {
-      await this.take('room', roomSet, id, this.settings.roomCap);
-    } catch (err) {
-      await this.removeSlots([principalSet], id);
-      throw err;
+    // Both slots are asked for at once (one round trip: the connection pipelines commands of one
+    // turn); a refusal of either gives back the one that was taken, and the principal's refusal is
+    // the one reported when both are refused, as if they had been asked in turn.
+    const [principal, room] = await Promise.allSettled([
+      this.take('principal', principalSet, id, this.settings.principalCap),
+      this.take('room', roomSet, id, this.settings.roomCap),
+    ]);
+    if (principal.status === 'rejected' || room.status === 'rejected') {
+      const taken = [...(principal.status === 'fulfilled' ? [principalSet] : []), ...(room.status === 'fulfilled' ? [roomSet] : [])];
+      if (taken.length > 0) await this.removeSlots(taken, id);
+      throw principal.status === 'rejected' ? principal.reason : (room as PromiseRejectedResult).reason;
     }
     return this.hold(id, [principalSet, roomSet]);
   }

@@ -40,7 +40,7 @@ function resolveScope(store: FixtureStore, repositoryId: string, branchId: strin
   const repository = store.findRepository(repositoryId);
   if (!repository) return undefined;
   if (branchId === undefined) return { repository, branch: undefined };
-  const branch = repository.branches.find((b) => b.id === branchId);
+  const branch = store.findBranch(repositoryId, branchId);
   return branch ? { repository, branch } : undefined;
 }
 

@@ -3,6 +3,19 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { fixtureSchema, type Fixture, type FixtureBot, type FixtureRepository, type Revocation } from './fixture.schema.ts';
 
+/** A fixture branch as stored. */
+export type FixtureBranch = FixtureRepository['branches'][number];
+
+/** A repository and its branches by id: chat asks about one scope per request, and a fixture may hold thousands of branches. */
+interface RepositoryIndex {
+  repository: FixtureRepository;
+  branches: Map<string, FixtureBranch>;
+}
+
+function indexRepositories(fixture: Fixture): Map<string, RepositoryIndex> {
+  return new Map(fixture.repositories.map((repository) => [repository.id, { repository, branches: new Map(repository.branches.map((b) => [b.id, b])) }]));
+}
+
 /** Path of the demo fixture bundled with dev-core, used when no fixture is configured. */
 export const DEMO_FIXTURE_PATH = fileURLToPath(new URL('../fixtures/demo-fixture.json', import.meta.url));
 
@@ -57,10 +70,12 @@ export interface TokenIdentity {
  */
 export class FixtureStore {
   #fixture: Fixture;
+  #repositories: Map<string, RepositoryIndex>;
   readonly #revoked: Revocation[] = [];
 
   constructor(fixture: Fixture) {
     this.#fixture = fixture;
+    this.#repositories = indexRepositories(fixture);
   }
 
   /** Records a revocation made after start. */
@@ -90,11 +105,17 @@ export class FixtureStore {
   }
 
   replace(fixture: Fixture): void {
+    this.#repositories = indexRepositories(fixture);
     this.#fixture = fixture;
   }
 
   findRepository(repositoryId: string): FixtureRepository | undefined {
-    return this.#fixture.repositories.find((r) => r.id === repositoryId);
+    return this.#repositories.get(repositoryId)?.repository;
+  }
+
+  /** A branch of a repository, when both exist (a deleted branch still does). */
+  findBranch(repositoryId: string, branchId: string): FixtureBranch | undefined {
+    return this.#repositories.get(repositoryId)?.branches.get(branchId);
   }
 
   findBot(botId: string): FixtureBot | undefined {

@@ -2,6 +2,7 @@ import type { CursorCodec } from '@chat/contracts';
 import { AppError } from '@chat/contracts';
 import type { RoomScope, Store } from '@chat/store';
 import { ulid } from 'ulid';
+import { roomDirectoryOf } from './room-directory.ts';
 import { createRoomSource } from './room-source.ts';
 import type { StreamSource } from './stream-source.ts';
 
@@ -26,15 +27,16 @@ export async function resolveRoomStreamTarget(
   deps: RoomStreamTargetDeps,
   input: { scope: RoomScope; scopeSealed: boolean; cursor: string | undefined; reserve?: () => Promise<void> },
 ): Promise<RoomStreamTarget> {
-  let room = await deps.store.rooms.find(input.scope);
-  if (!room) {
+  const rooms = roomDirectoryOf(deps.store);
+  let roomId = await rooms.find(input.scope);
+  if (roomId === undefined) {
     if (input.scopeSealed) {
       throw new AppError('STREAM_TARGET_INVALID', 'This room is sealed and was never created, so it cannot be streamed.');
     }
     if (input.cursor !== undefined) throw new AppError('CURSOR_INVALID', 'The cursor is invalid for this room or inbox.');
   }
-  const afterSeq = room && input.cursor !== undefined ? deps.cursors.decode({ kind: 'room', roomId: room.roomId }, input.cursor) : 0;
+  const afterSeq = roomId !== undefined && input.cursor !== undefined ? deps.cursors.decode({ kind: 'room', roomId }, input.cursor) : 0;
   await input.reserve?.();
-  room ??= await deps.store.rooms.materialize(input.scope, { roomId: ulid(), now: deps.clock() });
-  return { source: createRoomSource(deps, room.roomId), afterSeq };
+  roomId ??= await rooms.materialize(input.scope, { roomId: ulid(), now: deps.clock() });
+  return { source: createRoomSource(deps, roomId), afterSeq };
 }

@@ -11,6 +11,32 @@ import type { SourceItem, StreamSource } from './stream-source.ts';
 const pagesInFlight = new WeakMap<Store, Map<string, Promise<SourceItem[]>>>();
 
 /**
+ * High-water reads waiting for their turn, per store and room. A stream's snapshot barrier must be
+ * read after it registered with the hub (listener first), so a read already running can serve no
+ * stream that registered after it started; but every stream of a room that registers before the
+ * read leaves can share it. A read is queued for the next turn of the event loop and taken out of
+ * this map the moment it starts: thousands of streams opening on one room cost a query per turn,
+ * not one each.
+ */
+const highWaterReads = new WeakMap<Store, Map<string, Promise<number>>>();
+
+function readHighWater(store: Store, roomId: string): Promise<number> {
+  let reads = highWaterReads.get(store);
+  if (!reads) highWaterReads.set(store, (reads = new Map()));
+  let read = reads.get(roomId);
+  if (!read) {
+    const queued = reads;
+    read = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      queued.delete(roomId);
+      const room = await store.rooms.findById(roomId);
+      return room?.lastSeq ?? 0;
+    });
+    reads.set(roomId, read);
+  }
+  return read;
+}
+
+/**
  * The messages of one persisted room as a stream source. A class rather than an object of
  * closures: every idle room stream holds one, and methods on the prototype cost nothing per stream.
  */
@@ -24,9 +50,8 @@ export class RoomSource implements StreamSource {
     readonly scopeKey: string,
   ) {}
 
-  async highWater(): Promise<number> {
-    const room = await this.deps.store.rooms.findById(this.scopeKey);
-    return room?.lastSeq ?? 0;
+  highWater(): Promise<number> {
+    return readHighWater(this.deps.store, this.scopeKey);
   }
 
   readAfter(afterSeq: number, limit: number): Promise<SourceItem[]> {

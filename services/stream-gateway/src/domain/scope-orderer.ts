@@ -49,6 +49,15 @@ export class ScopeOrderer {
     return this.held?.size ?? 0;
   }
 
+  /**
+   * The seq through which this scope's events have gone out to its streams, once a baseline is
+   * known: every later event reaches every stream registered now (in order, filled from the store, or
+   * passed on as it is), so it is a valid snapshot barrier for a stream that just registered.
+   */
+  get deliveredThrough(): number | undefined {
+    return this.disposed || this.next === undefined ? undefined : this.next - 1;
+  }
+
   /** Whether a gap timer (or its follow-up turn) is pending. */
   get waiting(): boolean {
     return this.timer !== undefined || this.immediate !== undefined;

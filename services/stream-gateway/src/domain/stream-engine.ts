@@ -68,8 +68,9 @@ function hooksOf(engine: StreamEngine): SessionHooks {
 }
 
 /**
- * Opens a stream on any source: registers with the hub first (listener first), reads the snapshot
- * barrier, and only then answers 200, so a backbone or store outage is still a clean 503.
+ * Opens a stream on any source: registers with the hub first (listener first), takes the snapshot
+ * barrier (read from the store, or the hub's when the scope already streams and the client has all
+ * of it), and only then answers 200, so a backbone or store outage is still a clean 503.
  * @throws AppError STREAM_UNAVAILABLE / STORE_UNAVAILABLE before anything was written.
  */
 export async function openStream(engine: StreamEngine, input: OpenStreamInput): Promise<void> {
@@ -90,7 +91,11 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
   res.on('close', onResponseClose);
   try {
     await engine.hub.register(session);
-    engine.hub.snapshotTaken(session, await session.prime());
+    // A stream with nothing to replay takes the barrier of its scope's streams, without a query;
+    // any other reads the store, so that an outage is a clean 503 before anything is written.
+    const delivered = engine.hub.deliveredThrough(session);
+    const caughtUp = delivered !== undefined && delivered <= input.afterSeq;
+    engine.hub.snapshotTaken(session, caughtUp ? session.primeAt(delivered) : await session.prime());
   } catch (err) {
     session.close('open_failed', undefined, 'none');
     throw err;

@@ -93,6 +93,17 @@ export class StreamHub {
     this.scopes.get(session.source.channel)?.get(session.source.scopeKey)?.orderer?.baseline(highWater);
   }
 
+  /**
+   * A snapshot barrier for a stream that just registered, without reading the store: the seq its
+   * scope's orderer has delivered through, when its scope already streams with a baseline. Every
+   * event after it reaches the new stream live; everything up to it is committed, so the stream
+   * replays it. Undefined for a new scope, or a source without an orderer (inboxes): read the store.
+   */
+  deliveredThrough(session: HubSession): number | undefined {
+    if (!this.sessions.has(session)) return undefined;
+    return this.scopes.get(session.source.channel)?.get(session.source.scopeKey)?.orderer?.deliveredThrough;
+  }
+
   /** Forgets a stream; the last stream of a scope takes the scope's entry, orderer and timer with it. */
   unregister(session: HubSession): void {
     if (!this.sessions.delete(session)) return;

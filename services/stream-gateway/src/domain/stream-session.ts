@@ -138,7 +138,11 @@ export class StreamSession {
 
   /** Reads the snapshot barrier and returns it. Throws (STORE_UNAVAILABLE) before anything was sent. */
   async prime(): Promise<number> {
-    const highWater = await this.source.highWater();
+    return this.primeAt(await this.source.highWater());
+  }
+
+  /** Takes `highWater` as the snapshot barrier (one the hub already knows for the scope) and returns it. */
+  primeAt(highWater: number): number {
     if (highWater > this.target) this.target = highWater;
     return highWater;
   }
