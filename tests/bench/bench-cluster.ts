@@ -32,6 +32,8 @@ export interface BenchCluster {
   services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string; adminUrl?: string; diagnosticDir?: string }>;
   /** dev-core's process in the distributed mode (the all-in-one embeds it). */
   devCorePid?: number;
+  /** The deployment's own PostgreSQL database in the distributed mode. */
+  databaseUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -55,15 +57,20 @@ export function benchFixture(): { fixture: BenchFixture; document: unknown } {
   const streamBranchIds = Array.from({ length: 1300 }, () => ulid());
   const writers = Array.from({ length: 8 }, (_, i) => `u_bench_writer_${i}`);
   const targets = Array.from({ length: 10 }, (_, i) => `u_bench_target_${i}`);
+  const fixture = { repositoryId, branchIds, streamBranchIds, writers, targets };
+  return { fixture, document: fixtureDocument(fixture) };
+}
+
+/** dev-core's fixture document for `fixture`, plus `moreRepositories` (IDs and branches) the same members may use. */
+export function fixtureDocument(fixture: BenchFixture, moreRepositories: Array<{ id: string; branchIds: string[] }> = []): unknown {
+  const { writers, targets } = fixture;
   const members = Object.fromEntries([...writers.map((w) => [w, 'write']), ...targets.map((t) => [t, 'read'])]);
+  const repositories = [{ id: fixture.repositoryId, branchIds: [...fixture.branchIds, ...fixture.streamBranchIds] }, ...moreRepositories];
   return {
-    fixture: { repositoryId, branchIds, streamBranchIds, writers, targets },
-    document: {
-      users: [...writers, ...targets].map((id) => ({ id })),
-      organizations: [{ id: 'o_bench' }],
-      repositories: [{ id: repositoryId, state: 'active', branches: [...branchIds, ...streamBranchIds].map((id) => ({ id, state: 'active' })), members }],
-      bots: [],
-    },
+    users: [...writers, ...targets].map((id) => ({ id })),
+    organizations: [{ id: 'o_bench' }],
+    repositories: repositories.map(({ id, branchIds }) => ({ id, state: 'active', branches: branchIds.map((b) => ({ id: b, state: 'active' })), members })),
+    bots: [],
   };
 }
 
@@ -130,7 +137,7 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
     const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
     await Promise.all(Array.from({ length: shape.notifiers ?? 1 }, () => start('notifier', 'services/notifier/src/main.ts')));
-    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
+    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, databaseUrl: database.url, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
   } catch (err) {
     await stop();
     throw err;

@@ -1,13 +1,15 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,append,fanout,latency,idle,mention,leak,bot` and `--quick` (shorter runs, for a
- * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
+ * `--only reference,redos,append,fanout,latency,idle,mention,leak,bot,growth` and `--quick` (shorter runs, for a
+ * smoke check). `growth` (append and list latency on an empty store and on 10 million messages; seeding
+ * takes a quarter of an hour) runs only when named, on its own distributed deployment. `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
  * `redos` (render time of the ReDoS payloads) run once, before the deployments.
  */
 import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
+import { runGrowthScenario } from './growth-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
 
@@ -60,7 +62,7 @@ if (only.has('redos')) {
 }
 
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'growth'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
@@ -82,6 +84,12 @@ for (const mode of modes) {
   } finally {
     await cluster.stop();
   }
+}
+
+if (only.has('growth')) {
+  process.stdout.write('\n== distributed: growth ==\n');
+  const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
+  for (const figure of await runGrowthScenario({ quick, progress })) report({ mode: 'distributed', ...figure });
 }
 
 process.stdout.write('\n| mode | figure | value | target |\n|---|---|---|---|\n');
