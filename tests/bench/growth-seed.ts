@@ -77,7 +77,7 @@ export async function seedGrowth(databaseUrl: string, shape: GrowthShape, progre
         SELECT r.room_id, r.branch_id, s AS seq,
           CASE WHEN s <= $3 THEN (s - 1) * $2 + r.i ELSE $3::bigint * $2 + (s - $3 - 1) END AS k
         FROM generate_series($4::bigint, $5::bigint) s
-        JOIN growth_rooms r ON r.i = 0 OR s <= $3
+        JOIN growth_rooms r ON r.i <= $11
       ), u AS (
         SELECT m.*, $6 || ${b32('m.k', 5)} AS t FROM m
       )
@@ -91,9 +91,9 @@ export async function seedGrowth(databaseUrl: string, shape: GrowthShape, progre
     const lastSeq = shape.perRoom + shape.bigRoomExtra;
     let inserted = 0;
     for (let from = 1, to = 0; from <= lastSeq; from = to + 1) {
-      // Up to perRoom every seq is one row per room; past it, one row (the big room's).
+      // Up to perRoom every seq is one row per room; past it, one row (the big room's): $11 is the last room index taking part.
       to = from <= shape.perRoom ? Math.min(shape.perRoom, from + Math.ceil(ROWS_PER_STATEMENT / rooms) - 1) : Math.min(lastSeq, from + ROWS_PER_STATEMENT - 1);
-      const result = await client.query(insert, [shape.repositoryId, rooms, shape.perRoom, from, to, basePrefix, shape.senders, shape.senders.length, baseMs, tag]);
+      const result = await client.query(insert, [shape.repositoryId, rooms, shape.perRoom, from, to, basePrefix, shape.senders, shape.senders.length, baseMs, tag, from <= shape.perRoom ? rooms - 1 : 0]);
       inserted += result.rowCount ?? 0;
       if (from === 1 || Math.floor(inserted / 1_000_000) !== Math.floor((inserted - (result.rowCount ?? 0)) / 1_000_000)) {
         progress(`${inserted.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} messages (${((monotonicMs() - started) / 1000).toFixed(0)} s)`);
