@@ -11,8 +11,8 @@ import { percentile, round } from './stats.ts';
 import { benchTokens, formatCount, formatFailures, sleep } from './stream-rooms.ts';
 
 /** The grown store of issue #17: 10 million messages over 10,000 rooms, one of them 1,000,900 deep. */
-const FULL = { rooms: 10_000, perRoom: 900, bigRoomExtra: 1_000_000, appendsPerSecond: 200, seconds: 15, rooms_appended: 100 };
-const QUICK = { rooms: 1_000, perRoom: 90, bigRoomExtra: 10_000, appendsPerSecond: 100, seconds: 4, rooms_appended: 20 };
+const FULL = { rooms: 10_000, perRoom: 900, bigRoomExtra: 1_000_000, appendsPerSecond: 200, seconds: 15, appendRooms: 100 };
+const QUICK = { rooms: 1_000, perRoom: 90, bigRoomExtra: 10_000, appendsPerSecond: 100, seconds: 4, appendRooms: 20 };
 /** Messages in each room the empty store holds: enough for a first page and a cursor deep into it. */
 const EMPTY_ROOM_MESSAGES = 1_000;
 const PAGE_LIMIT = 50;
@@ -45,7 +45,7 @@ interface PhaseRooms {
  * store, then the same on the same deployment after set-based SQL has grown the store to 10 million
  * messages over 10,000 rooms (growth-seed.ts), figures of one run side by side. The distributed
  * shape only (the store under test is PostgreSQL), on its own scratch database; one API process, no
- * gateway (nothing here streams). Each phase: a paced writer into `rooms_appended` rooms for the
+ * gateway (nothing here streams). Each phase: a paced writer into `appendRooms` rooms for the
  * window, then closed-loop lists (`LIST_CLIENTS` at once, `limit=50`) for the same window each.
  */
 export async function runGrowthScenario(options: { quick: boolean; progress: (line: string) => void }): Promise<Array<{ name: string; value: string; target: string; note?: string }>> {
@@ -69,7 +69,7 @@ export async function runGrowthScenario(options: { quick: boolean; progress: (li
     await seedGrowth(databaseUrl, { repositoryId: cluster.fixture.repositoryId, branchIds: [emptyRoom.branchId], roomIds: [emptyRoom.roomId], perRoom: EMPTY_ROOM_MESSAGES, bigRoomExtra: 0, senders: cluster.fixture.writers });
     const emptyRooms: PhaseRooms = {
       repositoryId: cluster.fixture.repositoryId,
-      appendBranches: cluster.fixture.branchIds.slice(0, size.rooms_appended),
+      appendBranches: cluster.fixture.branchIds.slice(0, size.appendRooms),
       firstPageBranch: emptyRoom,
       deepBranch: { ...emptyRoom, afterSeq: EMPTY_ROOM_MESSAGES - PAGE_LIMIT - 1 },
     };
@@ -83,7 +83,7 @@ export async function runGrowthScenario(options: { quick: boolean; progress: (li
     const grownRooms: PhaseRooms = {
       repositoryId: grownRepository,
       // The deepest room among the rooms appended to, the rest spread over the store.
-      appendBranches: Array.from({ length: size.rooms_appended }, (_, i) => shape.branchIds[Math.floor((i * size.rooms) / size.rooms_appended)]!),
+      appendBranches: Array.from({ length: size.appendRooms }, (_, i) => shape.branchIds[Math.floor((i * size.rooms) / size.appendRooms)]!),
       firstPageBranch: { branchId: shape.branchIds[size.rooms - 1]!, roomId: shape.roomIds[size.rooms - 1]! },
       deepBranch: { branchId: shape.branchIds[0]!, roomId: shape.roomIds[0]!, afterSeq: bigRoomSeq - PAGE_LIMIT - 1 },
     };
@@ -102,7 +102,7 @@ export async function runGrowthScenario(options: { quick: boolean; progress: (li
       };
     };
     return [
-      figure(`append round trip at ${size.appendsPerSecond}/s over ${size.rooms_appended} rooms`, 'append', 'appends'),
+      figure(`append round trip at ${size.appendsPerSecond}/s over ${size.appendRooms} rooms`, 'append', 'appends'),
       figure(`first-page list (limit ${PAGE_LIMIT}, ${LIST_CLIENTS} clients)`, 'firstPage', 'lists'),
       figure(`deep-cursor list (after seq ${formatCount(emptyRooms.deepBranch.afterSeq)} → ${formatCount(grownRooms.deepBranch.afterSeq)})`, 'deepCursor', 'lists'),
       {
