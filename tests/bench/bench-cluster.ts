@@ -34,6 +34,8 @@ export interface BenchCluster {
   services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string; adminUrl?: string; diagnosticDir?: string }>;
   /** dev-core's process in the distributed mode (the all-in-one embeds it). */
   devCorePid?: number;
+  /** The deployment's own PostgreSQL database in the distributed mode. */
+  databaseUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -58,15 +60,20 @@ export function benchFixture(): { fixture: BenchFixture; document: unknown } {
   const writers = Array.from({ length: 8 }, (_, i) => `u_bench_writer_${i}`);
   const targets = Array.from({ length: 10 }, (_, i) => `u_bench_target_${i}`);
   const openers = Array.from({ length: 100 }, (_, i) => `u_bench_opener_${i}`);
+  const fixture = { repositoryId, branchIds, streamBranchIds, writers, targets, openers };
+  return { fixture, document: fixtureDocument(fixture) };
+}
+
+/** dev-core's fixture document for `fixture`, plus `moreRepositories` (IDs and branches) the same members may use. */
+export function fixtureDocument(fixture: BenchFixture, moreRepositories: Array<{ id: string; branchIds: string[] }> = []): unknown {
+  const { writers, targets, openers } = fixture;
   const members = Object.fromEntries([...writers.map((w) => [w, 'write']), ...[...targets, ...openers].map((t) => [t, 'read'])]);
+  const repositories = [{ id: fixture.repositoryId, branchIds: [...fixture.branchIds, ...fixture.streamBranchIds] }, ...moreRepositories];
   return {
-    fixture: { repositoryId, branchIds, streamBranchIds, writers, targets, openers },
-    document: {
-      users: [...writers, ...targets, ...openers].map((id) => ({ id })),
-      organizations: [{ id: 'o_bench' }],
-      repositories: [{ id: repositoryId, state: 'active', branches: [...branchIds, ...streamBranchIds].map((id) => ({ id, state: 'active' })), members }],
-      bots: [],
-    },
+    users: [...writers, ...targets, ...openers].map((id) => ({ id })),
+    organizations: [{ id: 'o_bench' }],
+    repositories: repositories.map(({ id, branchIds }) => ({ id, state: 'active', branches: branchIds.map((b) => ({ id: b, state: 'active' })), members })),
+    bots: [],
   };
 }
 
@@ -133,7 +140,7 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
     const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
     await Promise.all(Array.from({ length: shape.notifiers ?? 1 }, () => start('notifier', 'services/notifier/src/main.ts')));
-    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
+    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, databaseUrl: database.url, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
   } catch (err) {
     await stop();
     throw err;

@@ -1,15 +1,18 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot` and `--quick` (shorter runs, for a
+ * `--only reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,growth` and `--quick` (shorter runs, for a
  * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
  * `redos` (render time of the ReDoS payloads) run once, before the deployments. `sidebyside` runs the
  * shared harness against Nchan and against each deployment shape (it starts its own; see
  * side-by-side.ts): `--sbs-runs N` (default 1) and `--sbs-scenarios 'a50 a100 c d e'` (the default).
+ * `growth` (append and list latency on an empty store and on 10 million messages; seeding takes a quarter
+ * of an hour) runs only when named, on its own distributed deployment.
  */
 import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
+import { runGrowthScenario } from './growth-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { runSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
@@ -64,13 +67,13 @@ if (only.has('redos')) {
 }
 
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'growth'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   if (only.has('sidebyside')) {
     process.stdout.write(`  side by side with Nchan (${mode === 'all-in-one' ? 'all-in-one on PostgreSQL + Redis' : 'separate services'}), ${sideBySide.runs} run(s): ${sideBySide.scenarios.join(' ')}\n`);
     for (const figure of await runSideBySide(mode, sideBySide)) report({ mode, ...figure });
   }
-  if (![...only].some((key) => !['reference', 'redos', 'sidebyside'].includes(key))) continue;
+  if (![...only].some((key) => !['reference', 'redos', 'sidebyside', 'growth'].includes(key))) continue;
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
     if (only.has('append')) {
@@ -91,6 +94,12 @@ for (const mode of modes) {
   } finally {
     await cluster.stop();
   }
+}
+
+if (only.has('growth')) {
+  process.stdout.write('\n== distributed: growth ==\n');
+  const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
+  for (const figure of await runGrowthScenario({ quick, progress })) report({ mode: 'distributed', ...figure });
 }
 
 process.stdout.write('\n| mode | figure | value | target |\n|---|---|---|---|\n');
