@@ -92,3 +92,10 @@ export class ViewerEdge {
     if (this.server) await closeServer(this.server);
   }
 }
+
+/** Changes dev-core's live fixture in place (e.g. removes a member), keeping everything else as installed. */
+export async function updateFixture(core: DevCoreClient, change: (fixture: { repositories: Array<{ id: string; members: Record<string, string> }> }) => void): Promise<void> {
+  const fixture = (await core.getFixture()) as { repositories: Array<{ id: string; members: Record<string, string> }> };
+  change(fixture);
+  await core.putFixture(fixture);
+}
