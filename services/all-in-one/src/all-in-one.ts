@@ -5,8 +5,10 @@ import { createNotifierRuntime } from '@chat/notifier';
 import { createLogger } from '@chat/observability';
 import { openPlatform } from '@chat/platform';
 import { createGatewayRuntime } from '@chat/stream-gateway';
+import { createViewerRoutes } from '@chat/viewer';
 import type { AllInOneConfig } from './config.ts';
 import { demoBanner } from './demo-banner.ts';
+import { viewerConfig } from './viewer-setup.ts';
 
 export interface RunningAllInOne {
   url: string;
@@ -53,8 +55,10 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   const notifier = createNotifierRuntime({ platform, logger });
   await notifier.start();
 
-  const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes], api.app), config.http.port, config.http.host, config.http.limits);
-  const url = `http://127.0.0.1:${http.port}`;
+  let url = '';
+  const viewer = createViewerRoutes(() => viewerConfig({ url, coreUrl, demo: devCore !== undefined && !config.devCore.fixturePath }));
+  const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes, ...viewer], api.app), config.http.port, config.http.host, config.http.limits);
+  url = `http://127.0.0.1:${http.port}`;
   logger.info({ url, coreUrl, database: platform.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'chat listening');
 
   const banner = await demoBanner({ url, coreUrl, devCore: config.printDemoTokens ? devCore : undefined });

@@ -26,5 +26,6 @@ export async function demoBanner(input: { url: string; coreUrl: string; devCore:
       lines.push('', '(the fixture has no demo users; mint tokens with POST ' + input.coreUrl + '/dev/tokens)');
     }
   }
+  lines.push('', `viewer: open ${input.url}`);
   return lines.join('\n') + '\n';
 }
