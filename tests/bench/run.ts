@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,append,fanout,latency,idle,mention,leak,bot` and `--quick` (shorter runs, for a
+ * `--only reference,redos,append,fanout,latency,idle,mention,leak,bot,viewer` and `--quick` (shorter runs, for a
  * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
  * `redos` (render time of the ReDoS payloads) run once, before the deployments.
  */
@@ -10,6 +10,7 @@ import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
+import { viewerScenario } from './viewer-scenario.ts';
 
 interface Figure {
   mode: BenchMode | 'machine';
@@ -27,7 +28,7 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'reference,redos,append,fanout,latency,idle,mention,leak,bot').split(','));
+const only = new Set((option('only') ?? 'reference,redos,append,fanout,latency,idle,mention,leak,bot,viewer').split(','));
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
   figures.push(figure);
@@ -75,7 +76,7 @@ for (const mode of modes) {
       const hundred = await measureAppendCapacity(cluster, { rooms: 100, seconds, writerCounts });
       report({ mode, name: 'append throughput, 100 rooms', value: formatAppendCapacity(hundred), target: '≥ 2,900/s', note: hundred.best.cpuNote });
     }
-    for (const scenario of streamScenarios) {
+    for (const scenario of [...streamScenarios, viewerScenario]) {
       if (!only.has(scenario.key)) continue;
       for (const figure of await scenario.run(cluster, { quick })) report({ mode, ...figure });
     }
