@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,growth` and `--quick` (shorter runs, for a
+ * `--only reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer,growth` and `--quick` (shorter runs, for a
  * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
  * `redos` (render time of the ReDoS payloads) run once, before the deployments. `sidebyside` runs the
  * shared harness against Nchan and against each deployment shape (it starts its own; see
@@ -16,6 +16,7 @@ import { runGrowthScenario } from './growth-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { runSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
+import { viewerScenario } from './viewer-scenario.ts';
 
 interface Figure {
   mode: BenchMode | 'machine';
@@ -33,7 +34,7 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot').split(','));
+const only = new Set((option('only') ?? 'reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer').split(','));
 const sideBySide = { runs: Number(option('sbs-runs') ?? 1), scenarios: (option('sbs-scenarios') ?? SIDE_BY_SIDE_SCENARIOS.join(' ')).split(/[ ,]+/).filter(Boolean) };
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
@@ -87,7 +88,7 @@ for (const mode of modes) {
       const hundred = await measureAppendCapacity(cluster, { rooms: 100, seconds, writerCounts });
       report({ mode, name: 'append throughput, 100 rooms', value: formatAppendCapacity(hundred), target: '≥ 2,900/s', note: hundred.best.cpuNote });
     }
-    for (const scenario of streamScenarios) {
+    for (const scenario of [...streamScenarios, viewerScenario]) {
       if (!only.has(scenario.key)) continue;
       for (const figure of await scenario.run(cluster, { quick })) report({ mode, ...figure });
     }

@@ -174,7 +174,7 @@ export function RoomView({ config, client, coreAccessToken, room, focus, announc
           if (following.current) newBelow.value = 0;
         }}
       >
-        {phase === 'loading' ? <p class="loading">Loading history… {timeline.loadedCount.value.toLocaleString()} messages</p> : null}
+        {phase === 'loading' ? <p class="loading">Loading history… {timeline.loadedCount.value.toLocaleString()} of {timeline.expectedCount.value.toLocaleString()} messages</p> : null}
         {phase === 'ready' && start > 0 ? (
           <button type="button" class="load-older" onClick={loadOlder}>
             Load older messages ({start.toLocaleString()} more)

@@ -5,14 +5,19 @@ import { ChatApiError, ChatStreamError, type ChatClient, type ChatEventStream, t
 const PAGE_SIZE = 200;
 /** Messages rendered at first, and added by each "load older". */
 export const WINDOW_STEP = 100;
+/** Quiet time after which a replay that has not reached the room's count is taken as complete. */
+const REPLAY_QUIET_MS = 1_500;
 
 export type TimelinePhase = 'loading' | 'ready' | 'failed';
 
 /**
- * One room on screen: its metadata, its messages oldest first, and the live stream. History is
- * read page by page, oldest first as the API gives it; the stream then starts at the last page's
- * start, so every message that lands during or after the walk arrives through it, and the overlap
- * is dropped by message ID (a reconnect may also replay its last event, spec 6 rule 7).
+ * One room on screen: its metadata, its messages oldest first, and the live stream. The first page
+ * of history comes from the list (oldest first, as the API gives it); the rest of the history and
+ * everything after it come through the SDK's stream consumer started at that page's `nextCursor`,
+ * as one durable replay followed by live delivery, so nothing falls between the two. The list
+ * offers no way to start from the newest page, and one replay is far quicker than walking a long
+ * room page by page. A reconnect may replay its last event (spec 6 rule 7): messages are kept once
+ * by ID. The view stays "loading" until the replay reaches the count the room reported on opening.
  */
 export class RoomTimeline {
   readonly room = signal<RoomResponse | undefined>(undefined);
@@ -21,9 +26,15 @@ export class RoomTimeline {
   readonly windowStart = signal(0);
   readonly phase = signal<TimelinePhase>('loading');
   readonly loadedCount = signal(0);
+  readonly expectedCount = signal(0);
   readonly connection = signal<StreamStatus | undefined>(undefined);
   readonly failure = signal<Error | undefined>(undefined);
   private readonly ids = new Set<string>();
+  /** Messages received and not yet rendered: rendering happens once per batch, not per event. */
+  private pending: MessageResponse[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private quietTimer: ReturnType<typeof setTimeout> | undefined;
+  private progressTimer: ReturnType<typeof setTimeout> | undefined;
   private stream: ChatEventStream<RoomMessageEvent> | undefined;
   private resumeCursor: string | undefined;
   private closed = false;
@@ -41,30 +52,16 @@ export class RoomTimeline {
 
   async open(): Promise<void> {
     try {
-      this.room.value = await this.client.getRoom(this.ref);
-      const loaded: MessageResponse[] = [];
-      let cursor: string | undefined;
-      let tailStart: string | undefined;
-      for (;;) {
-        const page = await this.client.listMessages(this.ref, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
-        if (this.closed) return;
-        if (page.items.length > 0) {
-          tailStart = cursor;
-          for (const message of page.items) if (!this.ids.has(message.messageId)) (this.ids.add(message.messageId), loaded.push(message));
-          this.loadedCount.value = loaded.length;
-        } else if (cursor) tailStart = cursor;
-        if (!page.nextCursor) break;
-        cursor = page.nextCursor;
-      }
-      batch(() => {
-        this.messages.value = loaded;
-        this.windowStart.value = Math.max(0, loaded.length - WINDOW_STEP);
-        this.phase.value = 'ready';
-      });
-      this.resumeCursor = tailStart;
+      const room = await this.client.getRoom(this.ref);
+      this.room.value = room;
+      this.expectedCount.value = room.messageCount;
+      const first = await this.client.listMessages(this.ref, { limit: PAGE_SIZE });
+      if (this.closed) return;
+      for (const message of first.items) this.keep(message);
+      this.resumeCursor = first.nextCursor ?? undefined;
+      if (!first.nextCursor) this.ready();
       // A sealed room that was never written to cannot be materialized, so it has no stream (spec 3).
-      const room = this.room.value;
-      if (room.state === 'sealed' && !room.persisted) return;
+      if (room.state === 'sealed' && !room.persisted) return this.ready();
       void this.follow();
     } catch (error) {
       if (this.closed) return;
@@ -76,10 +73,58 @@ export class RoomTimeline {
 
   /** Adds a message (from the stream or from this tab's own append) unless it is already here. */
   add(message: MessageResponse, live: boolean): void {
-    if (this.ids.has(message.messageId)) return;
-    this.ids.add(message.messageId);
-    this.messages.value = [...this.messages.value, message];
+    if (!this.keep(message)) return;
+    if (this.phase.value === 'loading') {
+      // Nothing renders while the replay runs but a progress count, at most a few times a second.
+      if (this.ids.size >= this.expectedCount.value) this.ready();
+      else {
+        this.armQuietTimer();
+        this.progressTimer ??= setTimeout(() => {
+          this.progressTimer = undefined;
+          this.loadedCount.value = this.ids.size;
+        }, 200);
+      }
+      return;
+    }
+    this.flushSoon();
     if (live) this.hooks.onLive(message);
+  }
+
+  private keep(message: MessageResponse): boolean {
+    if (this.ids.has(message.messageId)) return false;
+    this.ids.add(message.messageId);
+    this.pending.push(message);
+    return true;
+  }
+
+  private ready(): void {
+    if (this.phase.value === 'ready') return;
+    clearTimeout(this.quietTimer);
+    clearTimeout(this.progressTimer);
+    batch(() => {
+      this.flush();
+      this.windowStart.value = Math.max(0, this.messages.value.length - WINDOW_STEP);
+      this.loadedCount.value = this.ids.size;
+      this.phase.value = 'ready';
+    });
+  }
+
+  private armQuietTimer(): void {
+    clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => this.ready(), REPLAY_QUIET_MS);
+  }
+
+  private flushSoon(): void {
+    this.flushTimer ??= setTimeout(() => this.flush(), 0);
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0) return;
+    const added = this.pending;
+    this.pending = [];
+    this.messages.value = this.messages.value.concat(added);
   }
 
   /** Follows the room live until closed; a stop for another reason than access can be restarted. */
@@ -91,8 +136,9 @@ export class RoomTimeline {
       { onStatus: (status) => (this.connection.value = status) },
     );
     this.stream = stream;
+    if (this.phase.value === 'loading') this.armQuietTimer();
     try {
-      await stream.run((event) => this.add(event.data, true));
+      await stream.run((event) => this.add(event.data, this.phase.value === 'ready'));
     } catch (error) {
       if (this.closed) return;
       this.failure.value = error as Error;
@@ -122,6 +168,9 @@ export class RoomTimeline {
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.flushTimer);
+    clearTimeout(this.quietTimer);
+    clearTimeout(this.progressTimer);
     this.stream?.close();
   }
 }

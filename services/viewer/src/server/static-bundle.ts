@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -35,10 +35,11 @@ export function bundleFile(body: Buffer, contentType: string): BundleFile {
 
 /**
  * Reads the built viewer (`dist/`) once: a handful of small files, so serving them from memory
- * spares a disk read per request and lets each be compressed once.
+ * spares a disk read per request and lets each be compressed once. A missing bundle is an empty map.
  */
 export function loadBundle(directory: string): Map<string, BundleFile> {
   const files = new Map<string, BundleFile>();
+  if (!existsSync(directory)) return files;
   const walk = (dir: string, prefix: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);

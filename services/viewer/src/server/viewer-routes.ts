@@ -63,6 +63,14 @@ function send(req: IncomingMessage, res: ServerResponse, file: BundleFile, cache
   res.end(body);
 }
 
+/** Without `pnpm build` there is no bundle; the API still runs, and the page says what to do. */
+function notBuilt(res: ServerResponse): void {
+  res.statusCode = 503;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end('The viewer is not built yet: run `pnpm build`, then start again.\n');
+}
+
 function notFound(res: ServerResponse): void {
   res.statusCode = 404;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
@@ -77,7 +85,7 @@ function notFound(res: ServerResponse): void {
  */
 export function viewerRoutes(bundle: Map<string, BundleFile>, config: () => ViewerConfig): FastRoute[] {
   const index = bundle.get('/index.html');
-  if (!index) throw new Error('the viewer bundle has no index.html: run `pnpm build`');
+  if (!index) return [{ method: 'GET', path: '/', pattern: /^\/(?:callback)?$/, serve: (_req, res) => notBuilt(res) }];
   // Read on first use: a process knows its own address (part of the config) only once it listens.
   let settled: { csp: string; configFile: BundleFile } | undefined;
   const settle = () => (settled ??= { csp: contentSecurityPolicy(config()), configFile: bundleFile(Buffer.from(JSON.stringify(config())), 'application/json; charset=utf-8') });
