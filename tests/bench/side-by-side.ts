@@ -54,6 +54,7 @@ export function ensureNchan(): string | undefined {
 class StoreCpuSampler {
   readonly samples: Array<{ at: number; postgres: number; redis: number }> = [];
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   /** Last reading of every process seen: a backend that ended keeps its CPU in the totals. */
   private readonly last = new Map<number, { label: 'postgres' | 'redis'; ms: number }>();
 
@@ -70,12 +71,14 @@ class StoreCpuSampler {
       const sums = { postgres: 0, redis: 0 };
       for (const { label, ms } of this.last.values()) sums[label] += ms;
       this.samples.push({ at, ...sums });
-      this.timer = setTimeout(() => void loop(), 500);
+      // A reading in flight when `stop` came must not schedule another (it would keep the bench alive).
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), 500);
     };
     void loop();
   }
 
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.timer);
   }
 
