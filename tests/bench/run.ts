@@ -1,14 +1,16 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,append,fanout,latency,idle,mention,leak,bot` and `--quick` (shorter runs, for a
- * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
- * `redos` (render time of the ReDoS payloads) run once, before the deployments.
+ * `--only reference,redos,startup,append,fanout,latency,idle,mention,leak,bot` and `--quick` (shorter runs,
+ * for a smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets),
+ * `redos` (render time of the ReDoS payloads) and `startup` (the compiled build's start to ready) run
+ * once, before the deployments.
  */
 import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { measureRedosRender } from './redos-figure.ts';
+import { measureStartup } from './startup-scenario.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
 
 interface Figure {
@@ -27,7 +29,7 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'reference,redos,append,fanout,latency,idle,mention,leak,bot').split(','));
+const only = new Set((option('only') ?? 'reference,redos,startup,append,fanout,latency,idle,mention,leak,bot').split(','));
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
   figures.push(figure);
@@ -59,8 +61,12 @@ if (only.has('redos')) {
   });
 }
 
+if (only.has('startup')) {
+  for (const figure of await measureStartup({ quick })) report({ mode: 'machine', ...figure });
+}
+
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'startup'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
