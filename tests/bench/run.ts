@@ -1,10 +1,10 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer,growth` and `--quick` (shorter runs, for a
- * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets) and
- * `redos` (render time of the ReDoS payloads) run once, before the deployments. `sidebyside` runs the
- * shared harness against Nchan and against each deployment shape (it starts its own; see
+ * `--only reference,redos,startup,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer,growth` and `--quick` (shorter runs, for a
+ * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets),
+ * `redos` (render time of the ReDoS payloads) and `startup` (the compiled build's start to ready) run
+ * once, before the deployments. `sidebyside` runs the shared harness against Nchan and against each deployment shape (it starts its own; see
  * side-by-side.ts): `--sbs-runs N` (default 1) and `--sbs-scenarios 'a50 a100 c d e'` (the default).
  * `growth` (append and list latency on an empty store and on 10 million messages; seeding takes a quarter
  * of an hour) runs only when named, on its own distributed deployment.
@@ -15,6 +15,7 @@ import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { runGrowthScenario } from './growth-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { runSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.ts';
+import { measureStartup } from './startup-scenario.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
 import { viewerScenario } from './viewer-scenario.ts';
 
@@ -34,7 +35,7 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'reference,redos,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer').split(','));
+const only = new Set((option('only') ?? 'reference,redos,startup,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer').split(','));
 const sideBySide = { runs: Number(option('sbs-runs') ?? 1), scenarios: (option('sbs-scenarios') ?? SIDE_BY_SIDE_SCENARIOS.join(' ')).split(/[ ,]+/).filter(Boolean) };
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
@@ -67,14 +68,18 @@ if (only.has('redos')) {
   });
 }
 
+if (only.has('startup')) {
+  for (const figure of await measureStartup({ quick })) report({ mode: 'machine', ...figure });
+}
+
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos', 'growth'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   if (only.has('sidebyside')) {
     process.stdout.write(`  side by side with Nchan (${mode === 'all-in-one' ? 'all-in-one on PostgreSQL + Redis' : 'separate services'}), ${sideBySide.runs} run(s): ${sideBySide.scenarios.join(' ')}\n`);
     for (const figure of await runSideBySide(mode, sideBySide)) report({ mode, ...figure });
   }
-  if (![...only].some((key) => !['reference', 'redos', 'sidebyside', 'growth'].includes(key))) continue;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth'].includes(key))) continue;
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
     if (only.has('append')) {

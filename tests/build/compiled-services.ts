@@ -63,6 +63,7 @@ export interface SharedDependencies {
   release(): Promise<void>;
 }
 
+/** `label`: a name part of the scratch database (letters, digits and underscores). */
 export async function sharedDependencies(label: string): Promise<SharedDependencies> {
   const database = await createScratchDatabase(label);
   const prefix = `${label}-${ulid()}`;
@@ -76,11 +77,19 @@ export async function sharedDependencies(label: string): Promise<SharedDependenc
   };
 }
 
+export interface StartOptions {
+  /** Give up (and stop the process) after this long. @defaultValue 300000 (a busy 2-core machine) */
+  timeoutMs?: number;
+  /** The all-in-one's DATA_DIR, kept; by default a fresh folder, removed when the process exits. */
+  dataDir?: string;
+}
+
 /**
  * Starts `spec` with `node <entry>` in `cwd` and polls its readiness every 10 ms. `env` carries the
  * shared settings (DATABASE_URL, CORE_URL, ...) for the distributed services.
  */
-export async function startCompiled(spec: CompiledService, cwd: string, env: Record<string, string>, timeoutMs = 300_000): Promise<StartedService> {
+export async function startCompiled(spec: CompiledService, cwd: string, env: Record<string, string>, options: StartOptions = {}): Promise<StartedService> {
+  const timeoutMs = options.timeoutMs ?? 300_000;
   const port = await freePort();
   const ports: Record<string, string> = { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' };
   let probeUrl: string;
@@ -94,8 +103,8 @@ export async function startCompiled(spec: CompiledService, cwd: string, env: Rec
   }
   if (spec.name === 'dev-core') Object.assign(ports, { DEV_CORE_PORT: String(port), DEV_CORE_LOG_LEVEL: 'warn' });
   if (spec.name === 'all-in-one') {
-    scratch = await mkdtemp(join(tmpdir(), 'chat-compiled-'));
-    Object.assign(ports, { DEV_CORE_PORT: String(await freePort()), DATA_DIR: scratch, PRINT_DEMO_TOKENS: 'false' });
+    if (!options.dataDir) scratch = await mkdtemp(join(tmpdir(), 'chat-compiled-'));
+    Object.assign(ports, { DEV_CORE_PORT: String(await freePort()), DATA_DIR: options.dataDir ?? scratch!, PRINT_DEMO_TOKENS: 'false' });
   }
   const startedAt = performance.now();
   const service = new ChildService({ name: `compiled-${spec.name}`, script: spec.entry, env: { ...(spec.distributed ? env : {}), ...ports }, compiled: { cwd } });
