@@ -8,7 +8,7 @@ const MESSAGES = 1200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('streams: a Redis Cluster master SIGKILLed during a delivery soak, its replica taking over', function () {
-  this.timeout(240_000);
+  this.timeout(400_000);
   let redis: RedisCluster | undefined;
   before(async () => {
     redis = await startRedisCluster({ masters: 3, replicas: 1, nodeTimeoutMs: 1000 });
