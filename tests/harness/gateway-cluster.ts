@@ -65,7 +65,7 @@ export class RestartableService {
     if (this.running) throw new Error(`${this.name} is already running`);
     this.child = new ChildService({ name: this.name, script, env: { ...this.env, ...extraEnv } });
     try {
-      await this.child.waitUntil(async () => (await fetch(`${this.adminUrl}/readyz`)).status === 200, 60_000);
+      await this.child.waitUntil(async () => (await fetch(`${this.adminUrl}/readyz`)).status === 200, 120_000);
     } catch (err) {
       await this.child.stop();
       throw err;

@@ -261,7 +261,7 @@ export function startRedisCluster(options: RedisClusterOptions = {}): Promise<Re
 }
 
 function connectTo(port: number): Redis {
-  const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, connectTimeout: 1000, commandTimeout: 2000, retryStrategy: () => null });
+  const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, connectTimeout: 5000, commandTimeout: 10_000, retryStrategy: () => null });
   redis.on('error', () => undefined);
   return redis;
 }

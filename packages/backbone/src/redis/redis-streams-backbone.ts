@@ -109,7 +109,7 @@ export class RedisStreamsBackbone implements Backbone {
     const streamKeys = this.keys.streams(channel);
     const startIds = await this.guard(lastEntryIds(this.main, streamKeys));
     const readers = this.readerPlan().map((partitions) => {
-      const role = partitions.length === 1 ? `sub:${channel}:${partitions[0]}` : `sub:${channel}`;
+      const role = this.main.isCluster ? `sub:${channel}:${partitions[0]}` : `sub:${channel}`;
       return new RedisLiveReader(
         openRedis(this.options.redis, this.connectionName(role), this.timeoutMs, true),
         {
@@ -142,7 +142,7 @@ export class RedisStreamsBackbone implements Backbone {
     const plan = this.readerPlan();
     const handle = plan.length > 1 ? sharedConcurrency(resolved.concurrency, handler) : handler;
     const members = plan.map((partitions) => {
-      const role = partitions.length === 1 ? `group:${opts.group}:${opts.consumer}:${partitions[0]}` : `group:${opts.group}:${opts.consumer}`;
+      const role = this.main.isCluster ? `group:${opts.group}:${opts.consumer}:${partitions[0]}` : `group:${opts.group}:${opts.consumer}`;
       const member = new RedisGroupConsumer(
         openRedis(this.options.redis, this.connectionName(role), this.timeoutMs, true),
         {
