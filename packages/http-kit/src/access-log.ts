@@ -26,7 +26,11 @@ export function accessLog(logger: Logger, httpDuration: Histogram<'operation' | 
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const operation = req.route?.path ? String(req.route.path) : 'unmatched';
       httpDuration.observe({ operation, method: req.method, status: String(res.statusCode) }, seconds);
-      (res.locals.log ?? logger).info({ method: req.method, operation, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10 }, 'request');
+      if (!logger.isLevelEnabled('info')) return;
+      // A long-lived response (a stream) may have let its request logger go while it was open; the
+      // line is still bound to its request ID.
+      const log = res.locals.log ?? (typeof res.locals.requestId === 'string' ? logger.child({ requestId: res.locals.requestId }) : logger);
+      log.info({ method: req.method, operation, status: res.statusCode, durationMs: Math.round(seconds * 1e4) / 10 }, 'request');
     });
     next();
   };

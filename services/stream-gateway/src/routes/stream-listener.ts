@@ -75,6 +75,10 @@ async function serveStream(
       // among them, and holding it for the stream's whole life helps no one.
       req.headers = NO_HEADERS;
       req.rawHeaders = NO_RAW_HEADERS;
+      // Of the locals only what the access log reads when the stream closes stays: the request ID
+      // (its line binds it then). The request's logger, the decision and the scope would otherwise
+      // be held by every idle stream.
+      res.locals = { requestId, accessLogged: true };
     }
   } catch (err) {
     writeError(deps.logger, req, res, err);
