@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLimitedServer, createLogger, startAdminServer } from '@chat/observability';
+import { createLimitedServer, createLogger, startAdminServer, stopOnSignals, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { VIEWER_DIST_DIR } from './server/index.ts';
@@ -21,27 +21,15 @@ const built = existsSync(join(VIEWER_DIST_DIR, 'index.html'));
 if (!built) logger.error({ directory: VIEWER_DIST_DIR }, 'the viewer bundle is missing: run `pnpm build`');
 const server = createLimitedServer(createViewerListener(config.viewer), config.http.limits).listen(config.http.port, config.http.host);
 await once(server, 'listening');
-let draining = false;
-const admin = await startAdminServer({
+let admin: AdminServer | undefined;
+const isDraining = stopOnSignals({ server, admin: () => admin, logger });
+admin = await startAdminServer({
   port: config.admin.port,
   host: config.admin.host,
   registry,
   // Without its bundle the server answers 503 on the page: keep it out of rotation.
   checks: [{ name: 'bundle', check: async () => { if (!built) throw new Error('viewer bundle missing'); } }],
-  isDraining: () => draining,
+  isDraining,
   logger,
 });
 logger.info({ port: config.http.port, admin: admin.url }, 'viewer listening');
-
-async function shutdown(signal: string): Promise<void> {
-  if (draining) return;
-  draining = true;
-  logger.info({ signal }, 'stopping');
-  server.close();
-  server.closeIdleConnections();
-  await once(server, 'close');
-  await admin.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
