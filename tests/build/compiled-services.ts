@@ -40,6 +40,7 @@ export const COMPILED_SERVICES: readonly CompiledService[] = [
     readiness: { adminPortEnv: 'INGRESS_ERRORS_ADMIN_PORT' },
     distributed: false,
   },
+  { name: 'viewer', packageName: '@chat/viewer', packageDir: 'services/viewer', entry: 'dist/main.js', readiness: { adminPortEnv: 'VIEWER_ADMIN_PORT' }, distributed: false },
   { name: 'all-in-one', packageName: '@chat/all-in-one', packageDir: 'services/all-in-one', entry: 'dist/main.js', readiness: { publicPath: '/v1/openapi.json' }, distributed: false },
 ];
 
@@ -102,6 +103,8 @@ export async function startCompiled(spec: CompiledService, cwd: string, env: Rec
     probeUrl = `http://127.0.0.1:${port}${spec.readiness.publicPath}`;
   }
   if (spec.name === 'dev-core') Object.assign(ports, { DEV_CORE_PORT: String(port), DEV_CORE_LOG_LEVEL: 'warn' });
+  // The viewer only names its own origin and core's in the page config; it never calls either.
+  if (spec.name === 'viewer') Object.assign(ports, { VIEWER_PUBLIC_URL: `http://127.0.0.1:${port}`, VIEWER_CORE_URL: env.CORE_URL ?? 'http://127.0.0.1:1' });
   if (spec.name === 'all-in-one') {
     if (!options.dataDir) scratch = await mkdtemp(join(tmpdir(), 'chat-compiled-'));
     Object.assign(ports, { DEV_CORE_PORT: String(await freePort()), DATA_DIR: options.dataDir ?? scratch!, PRINT_DEMO_TOKENS: 'false' });

@@ -74,6 +74,19 @@ describe('production image (Dockerfile, laid out without a Docker engine)', func
     expect(existsSync(join(packageFolder('@chat/contracts'), 'openapi.json'))).to.equal(true);
   });
 
+  it("holds the viewer's built page and assets, without the bundler's metadata", () => {
+    const viewer = image.workspacePackages.get('@chat/viewer');
+    expect(viewer, '@chat/viewer in the image').to.be.a('string');
+    const files = image.entries.filter((e) => !e.directory && e.path.startsWith(`${viewer}/dist/`)).map((e) => e.path.slice(viewer!.length + 1));
+    expect(files).to.include.members(['dist/index.html', 'dist/main.js', 'dist/server/index.js']);
+    const html = readFileSync(image.hostPath(`${viewer}/dist/index.html`)!, 'utf8');
+    const referenced = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => `dist/${m[1]}`);
+    expect(referenced.filter((p) => p.endsWith('.js')), 'index.html loads one script').to.have.length(1);
+    expect(referenced.filter((p) => p.endsWith('.css')), 'index.html loads one stylesheet').to.have.length(1);
+    expect(files).to.include.members(referenced);
+    expect(files.filter((p) => p.endsWith('meta.json'))).to.deep.equal([]);
+  });
+
   it("the Dockerfile's CMD and every Kubernetes workload's command run a file of the image", async () => {
     const { plan } = image;
     const commands = [{ what: 'Dockerfile CMD', workingDir: plan.workdir, command: plan.cmd }];
@@ -97,6 +110,7 @@ describe('production image (Dockerfile, laid out without a Docker engine)', func
   describe('started from the image with plain node', () => {
     let shared: SharedDependencies;
     const started: StartedService[] = [];
+    const startedByName = new Map<string, StartedService>();
     before(async () => {
       shared = await sharedDependencies('image');
     });
@@ -127,10 +141,28 @@ describe('production image (Dockerfile, laid out without a Docker engine)', func
       for (const spec of COMPILED_SERVICES.filter((s) => s !== devCoreSpec)) {
         const service = await startCompiled(spec, packageFolder(spec.packageName), env);
         started.push(service);
+        startedByName.set(spec.name, service);
         times[spec.name] = Math.round(service.readyMs);
       }
       console.log(`      ready after (ms, spawn to first successful probe): ${JSON.stringify(times)}`);
       expect(Object.keys(times)).to.have.members(COMPILED_SERVICES.map((s) => s.name));
+    });
+
+    it("the all-in-one and the viewer's own server answer / with the viewer's page and its assets", async () => {
+      for (const name of ['all-in-one', 'viewer']) {
+        const url = startedByName.get(name)?.url;
+        expect(url, `${name} started`).to.be.a('string');
+        const page = await fetch(`${url}/`);
+        expect(page.status, `${name} /`).to.equal(200);
+        expect(page.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+        expect(page.headers.get('content-security-policy')).to.include("script-src 'self'");
+        const html = await page.text();
+        const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+        expect(assets, `${name}: assets the page loads`).to.have.length(2);
+        for (const asset of assets) expect((await fetch(`${url}${asset}`)).status, `${name} ${asset}`).to.equal(200);
+        const config = (await (await fetch(`${url}/viewer-config.json`)).json()) as { redirectUri: string };
+        expect(config.redirectUri, `${name}: the callback is on its own origin`).to.match(/^http:\/\/[^/]+\/callback$/);
+      }
     });
   });
 });

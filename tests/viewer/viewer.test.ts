@@ -33,7 +33,7 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
   before(async () => {
     // PostgreSQL and Redis: a process on them is ready in seconds, where the embedded database migrates first.
     deployment = await deploymentEnv('postgres', 'viewer');
-    [chat, browser] = await Promise.all([startChatProcess({ name: 'chat[viewer]', env: { ...deployment.env, APPEND_RATE_LIMIT: '100000' } }), launchChromium()]);
+    [chat, browser] = await Promise.all([startChatProcess({ name: 'chat[viewer]', env: { ...deployment.env, APPEND_RATE_LIMIT: '100000', GATEWAY_RECHECK_MS: '1000' } }), launchChromium()]);
     core = new DevCoreClient(chat.coreUrl);
     api = new ApiClient(chat.url);
     const fixture = new SharedFixture(core);
@@ -226,6 +226,53 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
       const asked = lookups.flat();
       expect(asked).to.include(unknown);
       expect(asked, 'code, pre and link text are never asked about').not.to.include.members([c.slice(0, 10), c.slice(0, 8), c]);
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a refused token leads back through sign-in to the same room and scroll position', async () => {
+    const room = { repositoryId: scenario.repositoryId, branchId: scenario.branchId } as RoomScope;
+    const writerToken = await actors.writer();
+    for (let i = 0; i < 60; i += 1) expectStatus(await api.append(room, writerToken, { bodyMarkdown: `scroll filler ${i}\n\nsecond paragraph of ${i}` }), 201);
+    const hash = `#/r/${scenario.repositoryId}/b/${scenario.branchId}`;
+    const { context, page, problems } = await personAt(browser, chat.coreUrl, scenario.users.writer);
+    /** The first message whose bottom is below the list's top, and how far its top is from it. */
+    const anchor = () =>
+      page.locator('.timeline').evaluate((view) => {
+        const top = view.getBoundingClientRect().top;
+        const item = [...view.querySelectorAll<HTMLElement>('li.message')].find((li) => li.getBoundingClientRect().bottom > top)!;
+        return { id: item.dataset.messageId!, offset: Math.round(item.getBoundingClientRect().top - top) };
+      });
+    try {
+      await signInTo(page, chat.url, hash);
+      await page.locator('li.message', { hasText: 'scroll filler 59' }).waitFor();
+      // Into the middle of the history, between two messages' edges.
+      await page.locator('.timeline').evaluate((view) => view.scrollTo({ top: Math.round(view.scrollHeight / 2) - 37 }));
+      await page.waitForTimeout(300);
+      const before = await anchor();
+      const messageIdsBefore = await messageIds(page);
+      expect(messageIdsBefore.indexOf(before.id), 'anchored in the middle').to.be.within(5, messageIdsBefore.length - 10);
+      const session = await page.evaluate(() => sessionStorage.getItem('chat-viewer.session'));
+      const token = (JSON.parse(session!) as { accessToken: string }).accessToken;
+      const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { jti: string };
+      await core.revoke({ jti: claims.jti });
+      // The gateway's recheck sends `reauthorize`; the reconnect with the same token is refused.
+      const signIn = page.getByRole('button', { name: 'Sign in with core' });
+      await signIn.waitFor({ timeout: 30_000 });
+      expect(await page.locator('body').textContent()).to.contain('Sign in again to continue where you were.');
+      expect(await page.evaluate(() => sessionStorage.getItem('chat-viewer.session')), 'the refused session is dropped').to.equal(null);
+      await signIn.click();
+      await page.waitForURL((url) => url.pathname === '/' && url.hash === hash);
+      await waitLive(page);
+      await page.locator(`li.message[data-message-id="${before.id}"]`).waitFor();
+      await page.waitForTimeout(300);
+      const after = await anchor();
+      expect(after.id, 'the same message at the top').to.equal(before.id);
+      expect(Math.abs(after.offset - before.offset), `offset ${after.offset} vs ${before.offset}`).to.be.at.most(2);
+      const fresh = (JSON.parse((await page.evaluate(() => sessionStorage.getItem('chat-viewer.session')))!) as { accessToken: string }).accessToken;
+      expect(fresh, 'a new token').not.to.equal(token);
       expect(problems).to.deep.equal([]);
     } finally {
       await context.close();

@@ -124,6 +124,17 @@ describe('project rules', () => {
     expect(messages(unanchored)).to.include('ingress.yaml: /v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/events/extra must route to the api, routes to stream-gateway');
   });
 
+  it("routes the viewer's page, config and assets to the viewer, and nothing of the API", () => {
+    const noAssets = withChange(docs, 'Ingress', 'repo-chat-viewer', (i) => {
+      i.spec.rules[0].http.paths.pop();
+    });
+    expect(messages(noAssets)).to.include('ingress.yaml: /assets/app-3XK2PZ4A.js must route to the viewer, routes to api');
+    const catchAll = withChange(docs, 'Ingress', 'repo-chat-viewer', (i) => {
+      i.spec.rules[0].http.paths[0].path = '/(callback)?';
+    });
+    expect(messages(catchAll)).to.include('ingress.yaml: /v1/openapi.json must route to the api, routes to viewer');
+  });
+
   it('refuses references to undefined Services, ports, Secrets and keys', () => {
     const changed = withChange(docs, 'Job', 'chat-migrate', (j) => {
       j.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.key = 'DB_URL';

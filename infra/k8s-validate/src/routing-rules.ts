@@ -3,7 +3,7 @@
  * stream paths reach the gateways (unbuffered, long timeouts) while everything else reaches the API.
  */
 import { issueFor, ofKind, workloads, type RuleContext, type Rule } from './rule-context.ts';
-import { API_PATH_SAMPLES, STREAM_PATH_SAMPLES } from './service-catalog.ts';
+import { API_PATH_SAMPLES, STREAM_PATH_SAMPLES, VIEWER_PATH_SAMPLES } from './service-catalog.ts';
 import type { Issue, KubeObject } from './issue.ts';
 
 interface ServiceSpec {
@@ -78,7 +78,7 @@ function componentBehind(ctx: RuleContext, serviceName: string): string | undefi
   return selected[0]?.podLabels['app.kubernetes.io/component'];
 }
 
-/** Ingress backends exist; stream paths go to the gateways unbuffered with ≥ 1 h timeouts, the rest to the API. */
+/** Ingress backends exist; stream paths go to the gateways unbuffered with ≥ 1 h timeouts, the viewer's paths to the viewer, the rest to the API. */
 export const ingressRoutesStreams: Rule = (ctx) => {
   const { routes, regex } = routesOf(ctx);
   const issues: Issue[] = [];
@@ -105,6 +105,12 @@ export const ingressRoutesStreams: Rule = (ctx) => {
     const route = routeFor(routes, regex, path);
     if (!route || componentBehind(ctx, route.service) !== 'api') {
       issues.push({ file: route?.file ?? '(ingress)', message: `${path} must route to the api, routes to ${route?.service ?? 'nothing'}` });
+    }
+  }
+  for (const path of VIEWER_PATH_SAMPLES) {
+    const route = routeFor(routes, regex, path);
+    if (!route || componentBehind(ctx, route.service) !== 'viewer') {
+      issues.push({ file: route?.file ?? '(ingress)', message: `${path} must route to the viewer, routes to ${route?.service ?? 'nothing'}` });
     }
   }
   return issues;

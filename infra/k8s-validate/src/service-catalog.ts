@@ -27,6 +27,8 @@ export const WORKLOADS: Readonly<Record<string, WorkloadSpec>> = {
   notifier: { packageDir: 'services/notifier', script: 'start', adminPortKey: 'NOTIFIER_ADMIN_PORT', drain: { fixedMs: 10_000 } },
   // Answers the ingress's own refusals in the envelope; it closes its server at once on SIGTERM.
   'ingress-errors': { packageDir: 'services/api', script: 'start:ingress-errors', adminPortKey: 'INGRESS_ERRORS_ADMIN_PORT', drain: { fixedMs: 1_000 } },
+  // The web viewer's static server: answers from memory and closes its server at once on SIGTERM.
+  viewer: { packageDir: 'services/viewer', script: 'start', adminPortKey: 'VIEWER_ADMIN_PORT', drain: { fixedMs: 1_000 } },
   migrate: { packageDir: 'packages/store', script: 'migrate' },
 };
 
@@ -72,3 +74,5 @@ export const API_PATH_SAMPLES = [
   '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/events/extra',
   '/v1/openapi.json',
 ];
+/** The web viewer's paths: the Ingress must send these to the viewer, on the API's host. */
+export const VIEWER_PATH_SAMPLES = ['/', '/callback', '/viewer-config.json', '/assets/app-3XK2PZ4A.js', '/assets/styles-QWJ7M2LD.css'];

@@ -10,6 +10,7 @@ import { NotifierEnvSchema } from '@chat/notifier';
 import { renderConfigTable, replaceConfigTable, type ConfigSection } from '@chat/service-config';
 import { MigrateEnvSchema } from '@chat/store';
 import { GatewayEnvSchema } from '@chat/stream-gateway';
+import { ViewerEnvSchema } from '@chat/viewer';
 import { AllInOneEnvSchema } from './config.ts';
 
 export const README_PATH = fileURLToPath(new URL('../../../README.md', import.meta.url));
@@ -23,6 +24,7 @@ export const CONFIG_SECTIONS: ConfigSection[] = [
   { service: 'dev-core', schema: DevCoreEnvSchema },
   { service: 'migrate', schema: MigrateEnvSchema },
   { service: 'ingress-errors', schema: IngressErrorsEnvSchema },
+  { service: 'viewer', schema: ViewerEnvSchema },
 ];
 
 /** The README as it should read, with the table rendered from the schemas. */

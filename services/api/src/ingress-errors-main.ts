@@ -4,7 +4,7 @@
  * see `routes/ingress-error.routes.ts`. SIGTERM/SIGINT stop it after in-flight answers.
  */
 import { once } from 'node:events';
-import { createLimitedServer, createLogger, startAdminServer } from '@chat/observability';
+import { createLimitedServer, createLogger, startAdminServer, stopOnSignals, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadIngressErrorsConfig } from './ingress-errors-config.ts';
@@ -16,19 +16,7 @@ const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'chat_ingress_errors_' });
 const server = createLimitedServer(createIngressErrorListener({ logger, registry }), config.http.limits).listen(config.http.port, config.http.host);
 await once(server, 'listening');
-let draining = false;
-const admin = await startAdminServer({ port: config.admin.port, host: config.admin.host, registry, checks: [], isDraining: () => draining });
+let admin: AdminServer | undefined;
+const isDraining = stopOnSignals({ server, admin: () => admin, logger });
+admin = await startAdminServer({ port: config.admin.port, host: config.admin.host, registry, checks: [], isDraining });
 logger.info({ port: config.http.port, admin: admin.url }, 'ingress error backend listening');
-
-async function shutdown(signal: string): Promise<void> {
-  if (draining) return;
-  draining = true;
-  logger.info({ signal }, 'stopping');
-  server.close();
-  server.closeIdleConnections();
-  await once(server, 'close');
-  await admin.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -10,6 +10,8 @@ import type { ViewerConfig } from './viewer-config.ts';
 import { viewerRoutes } from './viewer-routes.ts';
 
 export { contentSecurityPolicy } from './viewer-routes.ts';
+export { createViewerListener } from './viewer-server.ts';
+export { loadViewerServerConfig, ViewerEnvSchema, type ViewerServerConfig } from './viewer-server-config.ts';
 export { defaultCommitUrlTemplate, type ViewerConfig, type ViewerRoom } from './viewer-config.ts';
 
 /** Where `pnpm build` writes the bundle. */
