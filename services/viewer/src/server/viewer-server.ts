@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import { createHttpEntry } from '@chat/http-kit';
-import { createViewerRoutes, VIEWER_DIST_DIR } from './index.ts';
+import { createViewerRoutes, VIEWER_DIST_DIR } from './bundle-routes.ts';
 import type { ViewerConfig } from './viewer-config.ts';
 
 /**
