@@ -6,6 +6,14 @@ import { openSse, type SseClient } from '../../test/sse-client.ts';
 const repoScope = (repositoryId: string) => ({ repositoryId, branchId: null });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+async function eventuallyTrue(check: () => boolean, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not true within ${withinMs} ms`);
+    await sleep(20);
+  }
+}
+
 for (const target of TARGETS) {
   describe(`stream lifecycle (${target})`, function () {
     this.timeout(60_000);
@@ -100,6 +108,39 @@ for (const target of TARGETS) {
         const refused = await openSse(h.url, roomEventsPath(repo.id), token);
         expect(refused.response.status).to.equal(503);
         expect(refused.response.body.error.code).to.equal('STREAM_UNAVAILABLE');
+      });
+    });
+
+    describe('heartbeats', () => {
+      const HEARTBEAT_MS = 2000;
+      const TICK_MS = 20;
+      const h = new GatewayHarness({ target, engine: { heartbeatMs: HEARTBEAT_MS, tickMs: TICK_MS }, caps: { principalCap: 100, roomCap: 100, retryAfterSeconds: 1 } });
+      before(() => h.start());
+      after(() => h.stop());
+
+      it('spreads the heartbeats of streams opened together over the interval, each beating every interval after its first', async () => {
+        const repo = h.repository();
+        const token = await h.token();
+        const openedAt = Date.now();
+        const clients = await Promise.all(Array.from({ length: 30 }, () => openSse(h.url, roomEventsPath(repo.id), token)));
+        const allOpenAt = Date.now();
+        try {
+          expect(clients.map((c) => c.response.status)).to.deep.equal(clients.map(() => 200));
+          const beats = async (c: SseClient) => {
+            await eventuallyTrue(() => c.events.filter((e) => e.event === 'heartbeat').length >= 2, 3 * HEARTBEAT_MS);
+            return c.events.filter((e) => e.event === 'heartbeat').map((e) => Date.parse(JSON.parse(e.data).serverTime as string));
+          };
+          const times = await Promise.all(clients.map(beats));
+          const firsts = times.map((t) => t[0]!);
+          for (const [first, second] of times) {
+            expect(first! - openedAt, 'first heartbeat after its open').to.be.within(HEARTBEAT_MS / 2 - TICK_MS, allOpenAt - openedAt + HEARTBEAT_MS + 2 * TICK_MS);
+            expect(second! - first!, 'then every interval').to.be.within(HEARTBEAT_MS - TICK_MS, HEARTBEAT_MS + 2 * TICK_MS);
+          }
+          // 30 first heartbeats uniform over a second: all in one 400 ms stretch has odds of ~1e-10.
+          expect(Math.max(...firsts) - Math.min(...firsts), 'spread of the first heartbeats').to.be.above(400);
+        } finally {
+          for (const c of clients) c.close();
+        }
       });
     });
   });

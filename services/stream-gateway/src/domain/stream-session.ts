@@ -1,6 +1,7 @@
 import type { Logger } from '@chat/observability';
 import { jittered } from './jitter.ts';
-import { durableFrame, handoffFrame, heartbeatFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
+import { durableFrame, handoffFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
+import { firstHeartbeatDelay, sharedHeartbeatFrame } from './heartbeat.ts';
 import type { SseOutput } from './sse-output.ts';
 import type { StreamLease } from '@chat/coordination';
 import type { EncodedFrame } from './encoded-frame.ts';
@@ -120,7 +121,7 @@ export class StreamSession {
     this.target = options.afterSeq;
     const now = options.now();
     const { settings } = options;
-    this.nextHeartbeatAt = now + settings.heartbeatMs;
+    this.nextHeartbeatAt = now + firstHeartbeatDelay(settings.heartbeatMs);
     this.nextRecheckAt = now + jittered(settings.recheckMs, 0.2);
     this.rotateAt = now + jittered(settings.maxStreamAgeMs, 0.2);
     this.expiryCloseAt = options.grant.expiresAt.getTime() - settings.tokenExpiryMarginMs;
@@ -187,7 +188,7 @@ export class StreamSession {
     }
     if (now >= this.nextHeartbeatAt) {
       this.nextHeartbeatAt = now + this.settings.heartbeatMs;
-      if (!this.output.write(heartbeatFrame(new Date(now)))) {
+      if (!this.output.write(sharedHeartbeatFrame(now))) {
         this.close('slow_consumer', undefined, 'destroy');
         return;
       }
