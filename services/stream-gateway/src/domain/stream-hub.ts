@@ -1,6 +1,7 @@
 import { AppError } from '@chat/contracts';
 import type { Backbone, Channel, DeliveredEvent, Subscription } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
+import { FanOutQueue } from './fan-out-queue.ts';
 import { LiveEvent } from './live-event.ts';
 import { ScopeOrderer } from './scope-orderer.ts';
 import type { CloseReason, SessionSettings } from './stream-session.ts';
@@ -26,6 +27,8 @@ export interface StreamHubOptions {
    * @defaultValue 1000
    */
   tickMs?: number;
+  /** Live deliveries made per turn of the event loop (see {@link FanOutQueue}). @defaultValue 256 */
+  fanOutSlice?: number;
   /** @defaultValue Date.now */
   now?: () => number;
 }
@@ -50,7 +53,8 @@ interface Scope {
  * streams of that scope, and ONE interval that drives every stream's timers, so idle streams cost a
  * map entry each, not a subscription or timer each. A room's events are put in seq order once per
  * scope ({@link ScopeOrderer}), so its streams see them in order and arm no gap timers of their own.
- * An inbox's events carry per-stream data, so each inbox stream still orders its own.
+ * An inbox's events carry per-stream data, so each inbox stream still orders its own. Deliveries
+ * go through one {@link FanOutQueue}, a slice per turn, so a crowded room never holds the event loop.
  */
 export class StreamHub {
   private readonly scopes = new Map<Channel, Map<string, Scope>>();
@@ -59,12 +63,14 @@ export class StreamHub {
   private readonly broken = new Set<Channel>();
   private readonly tickMs: number;
   private readonly now: () => number;
+  private readonly fanOut: FanOutQueue<HubSession, LiveEvent>;
   private ticker: NodeJS.Timeout | undefined;
   private draining = false;
 
   constructor(private readonly options: StreamHubOptions) {
     this.tickMs = options.tickMs ?? 1000;
     this.now = options.now ?? Date.now;
+    this.fanOut = new FanOutQueue((session, live) => this.deliverTo(session, live), options.fanOutSlice);
   }
 
   /**
@@ -196,13 +202,15 @@ export class StreamHub {
   }
 
   private deliver(sessions: Set<HubSession>, live: LiveEvent): void {
-    for (const session of sessions) {
-      try {
-        session.onLive(live);
-      } catch (err) {
-        this.options.logger.error({ err, scopeKey: session.source.scopeKey }, 'stream failed on a live event');
-        session.close('source_error');
-      }
+    this.fanOut.push(sessions, live);
+  }
+
+  private deliverTo(session: HubSession, live: LiveEvent): void {
+    try {
+      session.onLive(live);
+    } catch (err) {
+      this.options.logger.error({ err, scopeKey: session.source.scopeKey }, 'stream failed on a live event');
+      session.close('source_error');
     }
   }
 

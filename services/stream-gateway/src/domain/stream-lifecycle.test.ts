@@ -114,6 +114,8 @@ for (const target of TARGETS) {
     describe('heartbeats', () => {
       const HEARTBEAT_MS = 2000;
       const TICK_MS = 20;
+      /** How late a timer may fire on a busy machine; lateness is not what this test is about. */
+      const LATE_MS = 500;
       const h = new GatewayHarness({ target, engine: { heartbeatMs: HEARTBEAT_MS, tickMs: TICK_MS }, caps: { principalCap: 100, roomCap: 100, retryAfterSeconds: 1 } });
       before(() => h.start());
       after(() => h.stop());
@@ -133,8 +135,8 @@ for (const target of TARGETS) {
           const times = await Promise.all(clients.map(beats));
           const firsts = times.map((t) => t[0]!);
           for (const [first, second] of times) {
-            expect(first! - openedAt, 'first heartbeat after its open').to.be.within(HEARTBEAT_MS / 2 - TICK_MS, allOpenAt - openedAt + HEARTBEAT_MS + 2 * TICK_MS);
-            expect(second! - first!, 'then every interval').to.be.within(HEARTBEAT_MS - TICK_MS, HEARTBEAT_MS + 2 * TICK_MS);
+            expect(first! - openedAt, 'first heartbeat after its open').to.be.within(HEARTBEAT_MS / 2 - TICK_MS, allOpenAt - openedAt + HEARTBEAT_MS + LATE_MS);
+            expect(second! - first!, 'then every interval').to.be.within(HEARTBEAT_MS - TICK_MS, HEARTBEAT_MS + LATE_MS);
           }
           // 30 first heartbeats uniform over a second: all in one 400 ms stretch has odds of ~1e-10.
           expect(Math.max(...firsts) - Math.min(...firsts), 'spread of the first heartbeats').to.be.above(400);

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { FanOutQueue } from './fan-out-queue.ts';
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('FanOutQueue (live deliveries in slices)', () => {
+  it('delivers a small fan-out at once, in the same turn', () => {
+    const got: string[] = [];
+    const queue = new FanOutQueue<string, number>((target, event) => got.push(`${target}:${event}`), 4);
+    queue.push(['a', 'b', 'c'], 1);
+    expect(got).to.deep.equal(['a:1', 'b:1', 'c:1']);
+    expect(queue.backlog).to.equal(0);
+  });
+
+  it('makes at most one slice of deliveries per turn, letting other work in between', async () => {
+    const got: Array<string> = [];
+    const queue = new FanOutQueue<number, string>((target, event) => got.push(`${event}${target}`), 3);
+    const targets = [1, 2, 3, 4, 5, 6, 7];
+    queue.push(targets, 'x');
+    expect(got).to.deep.equal(['x1', 'x2', 'x3']);
+    expect(queue.backlog).to.equal(4);
+    // I/O callbacks and other immediates queued now run before the next slice.
+    setImmediate(() => got.push('other work'));
+    await turn();
+    await turn();
+    expect(got.indexOf('other work'), 'other work ran between slices').to.be.within(3, 6);
+    while (queue.backlog > 0) await turn();
+    expect(got.filter((g) => g !== 'other work')).to.deep.equal(targets.map((t) => `x${t}`));
+  });
+
+  it('keeps every target’s events in the order they were queued, across slices and jobs', async () => {
+    const byTarget = new Map<number, number[]>();
+    const queue = new FanOutQueue<number, number>((target, event) => byTarget.set(target, [...(byTarget.get(target) ?? []), event]), 5);
+    const targets = Array.from({ length: 12 }, (_, i) => i);
+    for (let event = 1; event <= 6; event++) queue.push(targets, event);
+    while (queue.backlog > 0) await turn();
+    for (const t of targets) expect(byTarget.get(t), `target ${t}`).to.deep.equal([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('delivers each job to the targets its scope had when it was queued', async () => {
+    const got: string[] = [];
+    const queue = new FanOutQueue<string, number>((target, event) => got.push(`${target}:${event}`), 1);
+    const scope = new Set(['a', 'b']);
+    queue.push(scope, 1);
+    scope.add('late');
+    scope.delete('b');
+    while (queue.backlog > 0) await turn();
+    expect(got).to.deep.equal(['a:1', 'b:1']);
+  });
+
+  it('does not make a delivery twice when one throws, and goes on with the rest', async () => {
+    const got: string[] = [];
+    const queue = new FanOutQueue<string, number>((target, event) => {
+      if (target === 'bad' && event === 1) throw new Error('boom');
+      got.push(`${target}:${event}`);
+    }, 10);
+    expect(() => queue.push(['a', 'bad', 'c'], 1)).to.throw('boom');
+    await turn();
+    queue.push(['a', 'bad', 'c'], 2);
+    while (queue.backlog > 0) await turn();
+    expect(got).to.deep.equal(['a:1', 'c:1', 'a:2', 'bad:2', 'c:2']);
+  });
+});
