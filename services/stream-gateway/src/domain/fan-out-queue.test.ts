@@ -48,6 +48,20 @@ describe('FanOutQueue (live deliveries in slices)', () => {
     expect(got).to.deep.equal(['a:1', 'b:1']);
   });
 
+  it('delivers everything at once when the backlog passes its bound, so it never grows without end', async () => {
+    const got: number[] = [];
+    const queue = new FanOutQueue<number, number>((_target, event) => got.push(event), 2, 6);
+    queue.push([1, 2, 3, 4], 1);
+    expect(got, 'one slice').to.have.length(2);
+    queue.push([1, 2, 3, 4], 2);
+    expect(queue.backlog, 'within the bound: waits for its turn').to.equal(6);
+    queue.push([1, 2, 3], 3);
+    expect(queue.backlog, 'past the bound: all delivered').to.equal(0);
+    expect(got).to.deep.equal([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]);
+    await turn();
+    expect(got, 'nothing delivered twice').to.have.length(11);
+  });
+
   it('does not make a delivery twice when one throws, and goes on with the rest', async () => {
     const got: string[] = [];
     const queue = new FanOutQueue<string, number>((target, event) => {

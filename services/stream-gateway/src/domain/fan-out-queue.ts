@@ -10,10 +10,15 @@
  * order they were queued. Each job delivers to the streams its scope had when it was queued; a
  * stream that registers later takes the event from its snapshot instead (the scope's orderer counts
  * it as delivered when it queues it). A stream that closes meanwhile ignores what reaches it.
+ *
+ * The backlog is bounded: once more than `maxBacklog` deliveries wait, a push delivers everything at
+ * once, as an unsliced fan-out would. A process that cannot keep up then stops reading the backbone
+ * while it writes, instead of queueing events in memory without end.
  */
 export class FanOutQueue<S, E> {
   private readonly jobs: Array<{ targets: S[]; event: E; next: number }> = [];
   private head = 0;
+  private pending = 0;
   private running = false;
   private scheduled = false;
 
@@ -21,32 +26,38 @@ export class FanOutQueue<S, E> {
     private readonly deliver: (target: S, event: E) => void,
     /** Deliveries per slice. @defaultValue 256 */
     private readonly sliceSize = 256,
+    /** Deliveries that may wait before a push delivers them all at once. @defaultValue 16 slices */
+    private readonly maxBacklog = sliceSize * 16,
   ) {}
 
-  /** Queues `event` for `targets` (copied now). Runs at once when nothing waits, up to one slice. */
+  /** Queues `event` for `targets` (copied now) and delivers at once what the rules above allow. */
   push(targets: Iterable<S>, event: E): void {
-    this.jobs.push({ targets: Array.from(targets), event, next: 0 });
-    if (!this.running && !this.scheduled) this.runSlice();
+    const job = { targets: Array.from(targets), event, next: 0 };
+    if (job.targets.length === 0) return;
+    this.jobs.push(job);
+    this.pending += job.targets.length;
+    if (this.running) return;
+    if (this.pending > this.maxBacklog) this.run(Infinity);
+    else if (!this.scheduled) this.run(this.sliceSize);
   }
 
   /** Deliveries queued and not yet made. */
   get backlog(): number {
-    let n = 0;
-    for (let i = this.head; i < this.jobs.length; i++) n += this.jobs[i]!.targets.length - this.jobs[i]!.next;
-    return n;
+    return this.pending;
   }
 
-  private runSlice(): void {
-    this.scheduled = false;
+  private run(budget: number): void {
     this.running = true;
-    let budget = this.sliceSize;
     try {
       while (this.head < this.jobs.length && budget > 0) {
         const job = this.jobs[this.head]!;
         const end = Math.min(job.targets.length, job.next + budget);
         budget -= end - job.next;
-        // `next` moves before each delivery, so a delivery that throws is not made twice.
-        while (job.next < end) this.deliver(job.targets[job.next++]!, job.event);
+        // `next` and the count move before each delivery, so a delivery that throws is not made twice.
+        while (job.next < end) {
+          this.pending -= 1;
+          this.deliver(job.targets[job.next++]!, job.event);
+        }
         if (job.next === job.targets.length) this.jobs[this.head++] = undefined as never;
       }
     } finally {
@@ -59,8 +70,13 @@ export class FanOutQueue<S, E> {
           this.jobs.splice(0, this.head);
           this.head = 0;
         }
-        this.scheduled = true;
-        setImmediate(() => this.runSlice());
+        if (!this.scheduled) {
+          this.scheduled = true;
+          setImmediate(() => {
+            this.scheduled = false;
+            this.run(this.sliceSize);
+          });
+        }
       }
     }
   }
