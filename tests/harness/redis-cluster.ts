@@ -103,19 +103,25 @@ export class RedisCluster {
     });
   }
 
-  /** The ports of the live masters holding a key that matches `pattern` (a SCAN pattern). */
-  async mastersHolding(pattern: string): Promise<number[]> {
-    const holding: number[] = [];
+  /** How many keys matching `pattern` (a SCAN pattern) each live master holds, by port. */
+  async keyCountsByMaster(pattern: string): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
     for (const port of await this.masterPorts()) {
       const redis = connectTo(port);
       try {
-        const [, keys] = await redis.scan('0', 'MATCH', pattern, 'COUNT', 100_000);
-        if (keys.length > 0) holding.push(port);
+        let cursor = '0';
+        let count = 0;
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+          cursor = next;
+          count += keys.length;
+        } while (cursor !== '0');
+        counts.set(port, count);
       } finally {
         redis.disconnect();
       }
     }
-    return holding;
+    return counts;
   }
 
   /** SIGKILLs one node (no shutdown, no persistence: its data is gone). */
