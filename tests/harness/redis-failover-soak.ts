@@ -28,6 +28,7 @@ export interface FailoverSoakOptions {
   title: string;
   /** Fresh scenarios; each gives 2 rooms (repository and branch), one written by its human, one by its bot. */
   scenarios: number;
+  /** Resuming SSE clients per room (at least 2: the first keeps its connection, the others reconnect at random). */
   clientsPerRoom: number;
   /** Pause between one writer's acknowledged append and its next. */
   paceMs: number;
@@ -80,7 +81,9 @@ export interface FailoverSoakResult {
  *   `..._UNAVAILABLE` code (never a 500, never a broken answer or connection);
  * - every key produced exactly one message, the acknowledged one, and sending a retried key (and a
  *   sample of the others) once more answers 200 with that original message;
- * - every client of every room got every message of its room exactly once, in list order.
+ * - every client of every room got every message of its room exactly once, in list order (one
+ *   client per room keeps its connection, the others resume at random moments), and every service
+ *   was ready again within 30 s of the failover.
  */
 export async function runFailoverSoak(cluster: GatewayCluster, options: FailoverSoakOptions): Promise<FailoverSoakResult> {
   const seed = testConfig.concurrencySeed;
@@ -98,13 +101,15 @@ export async function runFailoverSoak(cluster: GatewayCluster, options: Failover
   }
 
   const clients = rooms.map((room) =>
-    Array.from({ length: options.clientsPerRoom }, () => {
+    Array.from({ length: options.clientsPerRoom }, (_, i) => {
       const client = new ResumingSseClient({
         pickBase: () => cluster.gateways[Math.floor(random() * cluster.gateways.length)]!.url,
         path: `${roomPath(room.scope)}/events`,
         token: room.readerToken,
         random,
-        reconnectAfterMs: [300, 2500],
+        // The first client of a room keeps its connection for as long as the gateway does, so it
+        // depends on live delivery through the new master rather than on the store's replay.
+        reconnectAfterMs: i === 0 ? undefined : [300, 2500],
       });
       options.clientRegistry.push(client);
       client.start();
@@ -128,6 +133,9 @@ export async function runFailoverSoak(cluster: GatewayCluster, options: Failover
     await sleep(options.beforeFailoverMs);
     const appendsBefore = records.length;
     failover = { appendsBefore, ...(await options.failover({ senders, keyPrefix: cluster.keyPrefix })) };
+    const recovered = Date.now();
+    await waitAllReady(cluster);
+    failover.servicesReadyMs = Date.now() - recovered;
     await sleep(options.afterFailoverMs);
   } finally {
     stopWriting = true;
@@ -174,6 +182,8 @@ export async function runFailoverSoak(cluster: GatewayCluster, options: Failover
   }
   const deliveries = sumReports(reports);
   const connections = clients.flat().reduce((n, c) => n + c.connections, 0);
+  const resuming = clients.flatMap((room) => room.slice(1));
+  expect(resuming.reduce((n, c) => n + c.connections, 0), `${context}: the resuming clients reconnected many times while writers were busy`).to.be.greaterThan(resuming.length * 3);
   const result: FailoverSoakResult = {
     appends: records.length,
     failedAttempts,
@@ -201,6 +211,17 @@ export async function runFailoverSoak(cluster: GatewayCluster, options: Failover
     `${context}: ${JSON.stringify(reports.filter((r) => !isClean(r)).slice(0, 3))}`,
   ).to.deep.equal({ lost: 0, duplicated: 0, unexpected: 0, reordered: 0, badIds: 0 });
   return result;
+}
+
+/** Waits until every API and gateway answers its readiness probe, which pings Redis through the backbone. */
+async function waitAllReady(cluster: GatewayCluster): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (const service of [...cluster.apis, ...cluster.gateways]) {
+    while ((await fetch(`${service.adminUrl}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+      if (Date.now() > deadline) throw new Error(`${service.name} not ready within 30 s of the failover`);
+      await sleep(100);
+    }
+  }
 }
 
 /** Appends one message, retrying with the same key on the next API until acknowledged (at most 30 s). */

@@ -45,6 +45,5 @@ describe('streams: a Redis Cluster master SIGKILLed during a delivery soak, its 
       },
     });
     expect(result.failover.victimRateWindows, 'the killed master held rate windows of writers').to.be.greaterThan(0);
-    expect(result.connections, 'clients reconnected many times while writers were busy').to.be.greaterThan(SCENARIOS * 2 * CLIENTS_PER_ROOM * 3);
   });
 });
