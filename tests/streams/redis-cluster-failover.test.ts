@@ -28,16 +28,19 @@ describe('streams: a Redis Cluster master SIGKILLed during a delivery soak, its 
       afterFailoverMs: 2000,
       clientRegistry: soak.clients,
       async failover({ senders, keyPrefix }) {
-        // The writers' rate windows (hash tag `rl:<kind>:<id>`) by master: with more senders than
-        // masters the chosen one holds at least one, so its writers' appends fail until the failover.
+        // The writers' rate windows (hash tag `rl:<kind>:<id>`) by master: the victim is one of the
+        // masters holding some, so its writers' appends fail until its replica takes over.
         const windows = new Map<number, number>();
         for (const sender of senders) {
           const port = await nodes.masterOf(`${keyPrefix}:{rl:${sender.kind}:${sender.id}}`);
           windows.set(port, (windows.get(port) ?? 0) + 1);
         }
         const streams = await nodes.keyCountsByMaster(`${keyPrefix}:{messages:*}:stream`);
-        const score = (port: number) => (windows.get(port) ?? 0) * 1000 + (streams.get(port) ?? 0);
-        const victim = [...windows.keys()].sort((a, b) => score(b) - score(a))[0]!;
+        // Preferably one that also holds room partitions, so publishing fails there too and the
+        // outbox relay and the gateways' re-sync are exercised with the refused appends.
+        const rank = (port: number) => [Math.min(1, streams.get(port) ?? 0), windows.get(port) ?? 0, streams.get(port) ?? 0];
+        const before = (a: number, b: number) => rank(b).map((v, i) => v - rank(a)[i]!).find((d) => d !== 0) ?? 0;
+        const victim = [...windows.keys()].sort(before)[0]!;
         const at = Date.now();
         await nodes.kill(victim);
         await nodes.waitHealthy();
