@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { MessageResponse } from '@chat/contracts';
 import { ulid } from 'ulid';
 import { ContractViolationError, errorCode, roomPath, type ApiClient, type RoomScope } from './api-client.ts';
+import { useSoakCluster } from './delivery-soak.ts';
 import type { GatewayCluster } from './gateway-cluster.ts';
 import { checkDeliveries, isClean, printReport, readRoomHistory, sumReports, type DeliveryReport } from './sse-delivery-check.ts';
 import { ResumingSseClient } from './sse-resuming-client.ts';
@@ -16,7 +17,46 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * gives up on Redis after 300 ms, well inside the seconds a failover takes, so such appends fail
  * several times before the new master serves their slot.
  */
-export const FAILOVER_SOAK_API_ENV = { APPEND_RATE_FAILURE_MODE: 'closed', APPEND_RATE_TIMEOUT_MS: '300' } as const;
+const FAILOVER_SOAK_API_ENV = { APPEND_RATE_FAILURE_MODE: 'closed', APPEND_RATE_TIMEOUT_MS: '300' } as const;
+
+/** The Redis deployment a failover soak runs on (a Cluster, or a Sentinel-watched primary). */
+export interface SoakRedis {
+  /** The REDIS_* variables that point a service at it. */
+  env(): Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** What {@link useFailoverSoak} starts: the Redis deployment, the services on it and the soak's clients. */
+export interface FailoverSoak<R extends SoakRedis> {
+  redis(): R;
+  cluster(): GatewayCluster;
+  /** Every client made, so the `after` hook can stop them when a run fails half-way. */
+  clients: ResumingSseClient[];
+}
+
+/**
+ * Registers, in the calling `describe`, the hooks of a failover soak: `start` the Redis deployment,
+ * then the soak's 2 APIs (with {@link FAILOVER_SOAK_API_ENV}) and 2 gateways on it; after the tests
+ * the clients and services stop, then Redis.
+ */
+export function useFailoverSoak<R extends SoakRedis>(start: () => Promise<R>): FailoverSoak<R> {
+  let redis: R | undefined;
+  before(async () => {
+    redis = await start();
+  });
+  const soak = useSoakCluster({ redisEnv: () => redis!.env(), apiEnv: FAILOVER_SOAK_API_ENV });
+  after(async () => {
+    await redis?.stop();
+  });
+  return {
+    redis: () => {
+      if (!redis) throw new Error('the soak redis is not started');
+      return redis;
+    },
+    cluster: soak.cluster,
+    clients: soak.clients,
+  };
+}
 
 /** One sender of the soak, as the rate limiter names it (`<kind>:<id>` in its hash tag). */
 export interface SoakSender {
@@ -30,19 +70,17 @@ export interface FailoverSoakOptions {
   scenarios: number;
   /** Resuming SSE clients per room (at least 2: the first keeps its connection, the others reconnect at random). */
   clientsPerRoom: number;
-  /** Pause between one writer's acknowledged append and its next. */
-  paceMs: number;
-  /** How long the writers append before `failover` is called. */
-  beforeFailoverMs: number;
-  /** How long they keep appending once `failover` has resolved (the recovered deployment at work). */
-  afterFailoverMs: number;
+  /** Pause between one writer's acknowledged append and its next. @defaultValue 20 */
+  paceMs?: number;
+  /** How long the writers append before `failover` is called. @defaultValue 1500 */
+  beforeFailoverMs?: number;
+  /** How long they keep appending once `failover` has resolved (the recovered deployment at work). @defaultValue 2000 */
+  afterFailoverMs?: number;
   /**
    * Kills the Redis master (chosen from the soak's senders and key prefix) and resolves, with
    * figures for the report, once the deployment's Redis serves every key again.
    */
   failover(context: { senders: SoakSender[]; keyPrefix: string }): Promise<Record<string, unknown>>;
-  /** Every client made, so an `after` hook can stop them when the run fails half-way. */
-  clientRegistry: ResumingSseClient[];
 }
 
 /** What happened to one Idempotency-Key. */
@@ -85,7 +123,8 @@ export interface FailoverSoakResult {
  *   client per room keeps its connection, the others resume at random moments), and every service
  *   was ready again within 30 s of the failover.
  */
-export async function runFailoverSoak(cluster: GatewayCluster, options: FailoverSoakOptions): Promise<FailoverSoakResult> {
+export async function runFailoverSoak(soak: FailoverSoak<SoakRedis>, options: FailoverSoakOptions): Promise<FailoverSoakResult> {
+  const cluster = soak.cluster();
   const seed = testConfig.concurrencySeed;
   const random = seededRandom(seed);
   const context = `seed ${seed} (rerun with CONCURRENCY_SEED=${seed})`;
@@ -111,7 +150,7 @@ export async function runFailoverSoak(cluster: GatewayCluster, options: Failover
         // depends on live delivery through the new master rather than on the store's replay.
         reconnectAfterMs: i === 0 ? undefined : [300, 2500],
       });
-      options.clientRegistry.push(client);
+      soak.clients.push(client);
       client.start();
       return client;
     }),
@@ -123,20 +162,20 @@ export async function runFailoverSoak(cluster: GatewayCluster, options: Failover
     for (let i = 0; !stopWriting; i += 1) {
       const record = await appendUntilAcknowledged(cluster.apiClients, room.scope, room.writerToken, r, `room ${r} #${i}`, i);
       records.push(record);
-      await sleep(options.paceMs);
+      await sleep(options.paceMs ?? 20);
     }
   });
   const writing = Promise.all(writers);
   const t0 = Date.now();
   let failover: Record<string, unknown>;
   try {
-    await sleep(options.beforeFailoverMs);
+    await sleep(options.beforeFailoverMs ?? 1500);
     const appendsBefore = records.length;
     failover = { appendsBefore, ...(await options.failover({ senders, keyPrefix: cluster.keyPrefix })) };
     const recovered = Date.now();
     await waitAllReady(cluster);
     failover.servicesReadyMs = Date.now() - recovered;
-    await sleep(options.afterFailoverMs);
+    await sleep(options.afterFailoverMs ?? 2000);
   } finally {
     stopWriting = true;
     await writing;

@@ -1,15 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { freePort } from './free-port.ts';
-
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
+import { killRedisServer, launchRedisServer, withRedisNode, type RedisServerProcess } from './redis-server-process.ts';
 
 export interface RedisSentinelOptions {
   /** The primary group the sentinels watch. @defaultValue 'chat' */
@@ -20,11 +13,6 @@ export interface RedisSentinelOptions {
   sentinels?: number;
   /** How long the primary may be unreachable before the sentinels call it down. @defaultValue 1000 */
   downAfterMs?: number;
-}
-
-interface RedisProcess {
-  readonly port: number;
-  readonly child: ChildProcess;
 }
 
 /**
@@ -40,13 +28,13 @@ export class RedisSentinel {
   private primaryIndex = 0;
 
   private constructor(
-    private readonly dataNodes: RedisProcess[],
-    private readonly sentinelNodes: RedisProcess[],
+    private readonly dataNodes: RedisServerProcess[],
+    private readonly sentinelNodes: RedisServerProcess[],
     private readonly dir: string,
     readonly name: string,
   ) {}
 
-  private get primary(): RedisProcess {
+  private get primary(): RedisServerProcess {
     return this.dataNodes[this.primaryIndex]!;
   }
 
@@ -55,16 +43,16 @@ export class RedisSentinel {
     const replicas = options.replicas ?? 0;
     const sentinels = options.sentinels ?? 1;
     const dir = mkdtempSync(join(tmpdir(), 'chat-redis-sentinel-'));
-    const dataNodes: RedisProcess[] = [];
-    const sentinelNodes: RedisProcess[] = [];
+    const dataNodes: RedisServerProcess[] = [];
+    const sentinelNodes: RedisServerProcess[] = [];
     const group = new RedisSentinel(dataNodes, sentinelNodes, dir, name);
     try {
       const base = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
       const primaryPort = await freePort();
-      dataNodes.push(await launch(primaryPort, ['--port', String(primaryPort), ...base, '--dbfilename', `dump-${primaryPort}.rdb`]));
+      dataNodes.push(await launchRedisServer(primaryPort, ['--port', String(primaryPort), ...base, '--dbfilename', `dump-${primaryPort}.rdb`]));
       for (let i = 0; i < replicas; i++) {
         const port = await freePort();
-        dataNodes.push(await launch(port, ['--port', String(port), ...base, '--dbfilename', `dump-${port}.rdb`, '--replicaof', '127.0.0.1', String(primaryPort)]));
+        dataNodes.push(await launchRedisServer(port, ['--port', String(port), ...base, '--dbfilename', `dump-${port}.rdb`, '--replicaof', '127.0.0.1', String(primaryPort)]));
       }
       const quorum = Math.floor(sentinels / 2) + 1;
       for (let i = 0; i < sentinels; i++) {
@@ -82,7 +70,7 @@ export class RedisSentinel {
             '',
           ].join('\n'),
         );
-        sentinelNodes.push(await launch(port, [conf, '--sentinel']));
+        sentinelNodes.push(await launchRedisServer(port, [conf, '--sentinel']));
       }
       await group.waitSettled(replicas, sentinels);
     } catch (err) {
@@ -115,7 +103,7 @@ export class RedisSentinel {
 
   /** SIGKILLs the primary (no shutdown, no persistence: what its replicas had not received is gone). */
   async killPrimary(): Promise<number> {
-    await killChild(this.primary.child);
+    await killRedisServer(this.primary.child);
     return this.primary.port;
   }
 
@@ -127,11 +115,11 @@ export class RedisSentinel {
     const killed = this.primary.port;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const named = await Promise.all(this.sentinelNodes.map((s) => withNode(s.port, (r) => r.call('SENTINEL', 'get-master-addr-by-name', this.name)).catch(() => null)));
+      const named = await Promise.all(this.sentinelNodes.map((s) => withRedisNode(s.port, (r) => r.call('SENTINEL', 'get-master-addr-by-name', this.name)).catch(() => null)));
       const ports = new Set(named.map((reply) => (Array.isArray(reply) ? Number(reply[1]) : 0)));
       const [port] = ports;
       if (ports.size === 1 && port !== undefined && port !== killed && port !== 0) {
-        const role = await withNode(port, (r) => r.call('ROLE')).catch(() => null);
+        const role = await withRedisNode(port, (r) => r.call('ROLE')).catch(() => null);
         if (Array.isArray(role) && role[0] === 'master') {
           this.primaryIndex = this.dataNodes.findIndex((n) => n.port === port);
           return port;
@@ -145,7 +133,7 @@ export class RedisSentinel {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await Promise.all([...this.sentinelNodes, ...this.dataNodes].map((n) => killChild(n.child)));
+    await Promise.all([...this.sentinelNodes, ...this.dataNodes].map((n) => killRedisServer(n.child)));
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -163,11 +151,11 @@ export class RedisSentinel {
   /** '' once replicas are in sync and the sentinels know them and each other, else what is missing. */
   private async settling(replicas: number, sentinels: number): Promise<string> {
     for (const replica of this.dataNodes.slice(1)) {
-      const info = await withNode(replica.port, (r) => r.info('replication'));
+      const info = await withRedisNode(replica.port, (r) => r.info('replication'));
       if (!/master_link_status:up/.test(info)) return `replica ${replica.port} not in sync`;
     }
     for (const sentinel of this.sentinelNodes) {
-      const [known, peers] = await withNode(sentinel.port, async (r) => [
+      const [known, peers] = await withRedisNode(sentinel.port, async (r) => [
         (await r.call('SENTINEL', 'replicas', this.name)) as unknown[],
         (await r.call('SENTINEL', 'sentinels', this.name)) as unknown[],
       ]);
@@ -176,37 +164,4 @@ export class RedisSentinel {
     }
     return '';
   }
-}
-
-async function withNode<T>(port: number, work: (redis: Redis) => Promise<T>): Promise<T> {
-  const redis = new Redis({ host: '127.0.0.1', port, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 2000, commandTimeout: 2000 });
-  redis.on('error', () => undefined);
-  try {
-    return await work(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function launch(port: number, args: string[]): Promise<RedisProcess> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-8192));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server on ${port} did not start:\n${output}`);
-    if ((await withNode(port, (r) => r.ping()).catch(() => '')) === 'PONG') return { port, child };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function killChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
 }

@@ -1,32 +1,20 @@
 import { expect } from 'chai';
-import { useSoakCluster } from '../harness/delivery-soak.ts';
-import { startRedisCluster, type RedisCluster } from '../harness/redis-cluster.ts';
-import { FAILOVER_SOAK_API_ENV, runFailoverSoak } from '../harness/redis-failover-soak.ts';
+import { startRedisCluster } from '../harness/redis-cluster.ts';
+import { runFailoverSoak, useFailoverSoak } from '../harness/redis-failover-soak.ts';
 
 const SCENARIOS = 3;
 const CLIENTS_PER_ROOM = 3;
 
 describe('streams: a Redis Cluster master SIGKILLed during a delivery soak, its replica taking over', function () {
   this.timeout(300_000);
-  let redis: RedisCluster | undefined;
-  before(async () => {
-    redis = await startRedisCluster({ masters: 3, replicas: 1, nodeTimeoutMs: 1000 });
-  });
-  const soak = useSoakCluster({ redisEnv: () => redis!.env(), apiEnv: FAILOVER_SOAK_API_ENV });
-  after(async () => {
-    await redis?.stop();
-  });
+  const soak = useFailoverSoak(() => startRedisCluster({ masters: 3, replicas: 1, nodeTimeoutMs: 1000 }));
 
   it(`${SCENARIOS * 2} rooms × ${CLIENTS_PER_ROOM} clients through 2 gateways, a writer per room through 2 APIs on 3 masters + 3 replicas; the master holding the most writers' rate windows is killed: appends refused (503) meanwhile land once on retry with the same key, every client gets its room's messages once in list order`, async () => {
-    const nodes = redis!;
-    const result = await runFailoverSoak(soak.cluster(), {
+    const nodes = soak.redis();
+    const result = await runFailoverSoak(soak, {
       title: 'redis cluster failover soak',
       scenarios: SCENARIOS,
       clientsPerRoom: CLIENTS_PER_ROOM,
-      paceMs: 20,
-      beforeFailoverMs: 1500,
-      afterFailoverMs: 2000,
-      clientRegistry: soak.clients,
       async failover({ senders, keyPrefix }) {
         // The writers' rate windows (hash tag `rl:<kind>:<id>`) by master: the victim is one of the
         // masters holding some, so its writers' appends fail until its replica takes over.

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { useSoakCluster } from '../harness/delivery-soak.ts';
-import { FAILOVER_SOAK_API_ENV, runFailoverSoak } from '../harness/redis-failover-soak.ts';
+import { runFailoverSoak, useFailoverSoak } from '../harness/redis-failover-soak.ts';
 import { RedisSentinel } from '../harness/redis-sentinel.ts';
 
 const SCENARIOS = 2;
@@ -8,25 +7,14 @@ const CLIENTS_PER_ROOM = 4;
 
 describe('streams: the Redis primary SIGKILLed during a delivery soak, Sentinel promoting its replica', function () {
   this.timeout(300_000);
-  let redis: RedisSentinel | undefined;
-  before(async () => {
-    redis = await RedisSentinel.start({ replicas: 1, sentinels: 3, downAfterMs: 1000 });
-  });
-  const soak = useSoakCluster({ redisEnv: () => redis!.env(), apiEnv: FAILOVER_SOAK_API_ENV });
-  after(async () => {
-    await redis?.stop();
-  });
+  const soak = useFailoverSoak(() => RedisSentinel.start({ replicas: 1, sentinels: 3, downAfterMs: 1000 }));
 
   it(`${SCENARIOS * 2} rooms × ${CLIENTS_PER_ROOM} clients through 2 gateways, a writer per room through 2 APIs on a primary, a replica and 3 sentinels; the primary is killed: appends refused (503) until the services follow the promoted replica land once on retry with the same key, every client gets its room's messages once in list order`, async () => {
-    const sentinel = redis!;
-    const result = await runFailoverSoak(soak.cluster(), {
+    const sentinel = soak.redis();
+    const result = await runFailoverSoak(soak, {
       title: 'redis sentinel failover soak',
       scenarios: SCENARIOS,
       clientsPerRoom: CLIENTS_PER_ROOM,
-      paceMs: 20,
-      beforeFailoverMs: 1500,
-      afterFailoverMs: 2000,
-      clientRegistry: soak.clients,
       async failover() {
         const at = Date.now();
         const killed = await sentinel.killPrimary();
@@ -34,6 +22,6 @@ describe('streams: the Redis primary SIGKILLed during a delivery soak, Sentinel 
         return { killedPrimary: killed, promotedReplica: promoted, promotionMs: Date.now() - at };
       },
     });
-    expect(result.failover.promotedReplica).to.not.equal(result.failover.killedPrimary);
+    expect(result.failover.promotedReplica, 'a replica other than the killed primary serves').to.not.equal(result.failover.killedPrimary);
   });
 });
