@@ -166,6 +166,8 @@ export async function runFailoverSoak(soak: FailoverSoak<SoakRedis>, options: Fa
     }
   });
   const writing = Promise.all(writers);
+  // A writer that gives up fails the run when `writing` is awaited below, not as an unhandled rejection first.
+  writing.catch(() => undefined);
   const t0 = Date.now();
   let failover: Record<string, unknown>;
   try {
