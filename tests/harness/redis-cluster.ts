@@ -1,15 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { canListen } from './free-port.ts';
-
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
+import { connectToRedisNode, isRunning, killRedisServer, launchRedisServer, type RedisServerProcess } from './redis-server-process.ts';
 
 export interface RedisClusterOptions {
   /** @defaultValue 3 */
@@ -26,10 +22,7 @@ export interface RedisClusterOptions {
 }
 
 /** One redis-server of the cluster. */
-export interface ClusterNodeProcess {
-  readonly port: number;
-  readonly child: ChildProcess;
-}
+export type ClusterNodeProcess = RedisServerProcess;
 
 const CLUSTER_PORT_FLOOR = 17_000;
 const CLUSTER_PORT_CEILING = 17_099;
@@ -103,26 +96,32 @@ export class RedisCluster {
     });
   }
 
-  /** The ports of the live masters holding a key that matches `pattern` (a SCAN pattern). */
-  async mastersHolding(pattern: string): Promise<number[]> {
-    const holding: number[] = [];
+  /** How many keys matching `pattern` (a SCAN pattern) each live master holds, by port. */
+  async keyCountsByMaster(pattern: string): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
     for (const port of await this.masterPorts()) {
-      const redis = connectTo(port);
+      const redis = connectToRedisNode(port);
       try {
-        const [, keys] = await redis.scan('0', 'MATCH', pattern, 'COUNT', 100_000);
-        if (keys.length > 0) holding.push(port);
+        let cursor = '0';
+        let count = 0;
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+          cursor = next;
+          count += keys.length;
+        } while (cursor !== '0');
+        counts.set(port, count);
       } finally {
         redis.disconnect();
       }
     }
-    return holding;
+    return counts;
   }
 
   /** SIGKILLs one node (no shutdown, no persistence: its data is gone). */
   async kill(port: number): Promise<void> {
     const node = this.nodes.find((n) => n.port === port);
     if (!node) throw new Error(`no node on port ${port}`);
-    await killChild(node.child);
+    await killRedisServer(node.child);
   }
 
   /** Waits until every slot is served by a live master again (after a kill, a replica's promotion). */
@@ -140,7 +139,7 @@ export class RedisCluster {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await Promise.all(this.nodes.map((n) => killChild(n.child)));
+    await Promise.all(this.nodes.map((n) => killRedisServer(n.child)));
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -148,7 +147,7 @@ export class RedisCluster {
   private async health(): Promise<string> {
     const live = this.nodes.filter((n) => isRunning(n.child));
     for (const node of live) {
-      const redis = connectTo(node.port);
+      const redis = connectToRedisNode(node.port);
       try {
         const info = await redis.cluster('INFO');
         if (!/cluster_state:ok/.test(info)) return `node ${node.port}: ${info.match(/cluster_state:\w+/)?.[0]}`;
@@ -185,7 +184,7 @@ export class RedisCluster {
   private async withNode<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
     const node = this.nodes.find((n) => isRunning(n.child));
     if (!node) throw new Error('no node is running');
-    const redis = connectTo(node.port);
+    const redis = connectToRedisNode(node.port);
     try {
       return await work(redis);
     } finally {
@@ -210,10 +209,10 @@ export class RedisCluster {
   private async assemble(): Promise<void> {
     const { masters } = this.options;
     const masterNodes = this.nodes.slice(0, masters);
-    const first = connectTo(masterNodes[0]!.port);
+    const first = connectToRedisNode(masterNodes[0]!.port);
     try {
       for (const [i, node] of masterNodes.entries()) {
-        const redis = connectTo(node.port);
+        const redis = connectToRedisNode(node.port);
         try {
           const from = Math.floor((SLOTS * i) / masters);
           const to = Math.floor((SLOTS * (i + 1)) / masters) - 1;
@@ -227,7 +226,7 @@ export class RedisCluster {
       for (const [i, node] of this.nodes.slice(masters).entries()) {
         const master = masterNodes[i % masters]!;
         const masterId = await idOf(master.port);
-        const redis = connectTo(node.port);
+        const redis = connectToRedisNode(node.port);
         try {
           await retry(() => redis.cluster('REPLICATE', masterId));
         } finally {
@@ -242,7 +241,7 @@ export class RedisCluster {
   private async waitAllKnown(): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (const node of this.nodes) {
-      const redis = connectTo(node.port);
+      const redis = connectToRedisNode(node.port);
       try {
         while (Number(/cluster_known_nodes:(\d+)/.exec(await redis.cluster('INFO'))?.[1]) < this.nodes.length) {
           if (Date.now() > deadline) throw new Error(`node ${node.port} did not meet the others`);
@@ -260,14 +259,8 @@ export function startRedisCluster(options: RedisClusterOptions = {}): Promise<Re
   return RedisCluster.start(options);
 }
 
-function connectTo(port: number): Redis {
-  const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, connectTimeout: 5000, commandTimeout: 10_000, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  return redis;
-}
-
 async function idOf(port: number): Promise<string> {
-  const redis = connectTo(port);
+  const redis = connectToRedisNode(port);
   try {
     return String(await redis.cluster('MYID'));
   } finally {
@@ -286,17 +279,6 @@ async function retry<T>(work: () => Promise<T>, attempts = 50): Promise<T> {
   }
 }
 
-function isRunning(child: ChildProcess): boolean {
-  return child.exitCode === null && child.signalCode === null;
-}
-
-async function killChild(child: ChildProcess): Promise<void> {
-  if (!isRunning(child)) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
-
 async function launchNode(port: number, parent: string, nodeTimeoutMs: number): Promise<ClusterNodeProcess> {
   const args = [
     '--port', String(port), '--bind', '127.0.0.1', '--daemonize', 'no', '--save', '', '--appendonly', 'no',
@@ -306,23 +288,7 @@ async function launchNode(port: number, parent: string, nodeTimeoutMs: number): 
     // A replica takes over however long its link was down: the test kills masters on purpose.
     '--cluster-replica-validity-factor', '0',
   ];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-8192));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (!isRunning(child) || Date.now() > deadline) throw new Error(`redis-server on ${port} did not start:\n${output}`);
-    const redis = connectTo(port);
-    const pong = await redis.ping().catch(() => '');
-    redis.disconnect();
-    if (pong === 'PONG') break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { port, child };
+  return launchRedisServer(port, args);
 }
 
 /** The first block of `count` ports in 17000–17099 whose node and bus ports (+10000) are all free. */

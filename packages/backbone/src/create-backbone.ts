@@ -1,7 +1,7 @@
 import type { Backbone } from './backbone.ts';
 import { InProcessBackbone } from './in-process/in-process-backbone.ts';
 import { RedisStreamsBackbone } from './redis/redis-streams-backbone.ts';
-import type { RedisTarget } from './redis/redis-connection.ts';
+import type { RedisTarget } from '@chat/redis-client';
 
 export interface BackboneTarget {
   /** Redis (a URL, ioredis options or a Cluster); unset means the in-process backbone (one process only). */

@@ -1,4 +1,4 @@
-import type { RedisTarget } from '@chat/backbone';
+import type { RedisTarget } from '@chat/redis-client';
 import type { RedisConfig } from '@chat/service-config';
 
 /**

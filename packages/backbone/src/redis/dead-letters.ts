@@ -1,6 +1,7 @@
 import type { Channel, DeadLetter } from '../backbone.ts';
 import { compareEntryIds } from '../entry-id.ts';
-import { execPerSlot, flatToRecord, type RedisClient } from './redis-connection.ts';
+import type { RedisClient } from '@chat/redis-client';
+import { execPerSlot, flatToRecord } from './redis-connection.ts';
 import type { RawEntry } from './stream-entry.ts';
 
 /** The newest `limit` dead letters across a channel's partitions. */

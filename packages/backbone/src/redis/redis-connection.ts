@@ -1,57 +1,24 @@
-import { Cluster, Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { AppError } from '@chat/contracts';
-
-/** A Redis Cluster: seed nodes (any one leads to the rest) and the options of every node's connection. */
-export interface RedisClusterTarget {
-  clusterNodes: ReadonlyArray<{ host: string; port: number }>;
-  /** Credentials, TLS and the like, for every node; `keyPrefix` is ignored. */
-  nodeOptions?: RedisOptions;
-}
-
-/**
- * Where to find Redis: a `redis://` URL, ioredis options (a single node, or Sentinel through
- * `sentinels` and `name`; their `keyPrefix` is ignored), or a Cluster.
- */
-export type RedisTarget = string | RedisOptions | RedisClusterTarget;
-
-/** A connection to a single node (or Sentinel's current master) or to a Cluster. */
-export type RedisClient = Redis | Cluster;
-
-export function isClusterTarget(target: RedisTarget): target is RedisClusterTarget {
-  return typeof target === 'object' && 'clusterNodes' in target;
-}
+import { openRedisClient, withDeadline, type RedisClient, type RedisTarget } from '@chat/redis-client';
 
 /**
  * Opens a connection tuned to fail fast: a command waits at most `timeoutMs` (or, for blocking
  * reads, is guarded by the caller), and nothing is silently re-sent after a reconnect, because a
- * late duplicate write is worse here than a clear error the caller can retry.
+ * late duplicate write is worse here than a clear error the caller can retry. Blocking readers
+ * fail at once while disconnected (no offline queue) and re-read the Cluster slot map rarely: MOVED
+ * and connection loss refresh it at once, the timer only catches quiet changes.
  */
 export function openRedis(target: RedisTarget, name: string, timeoutMs: number, blocking: boolean): RedisClient {
-  const retryStrategy = (times: number) => Math.min(times * 100, 2000);
-  const forced: RedisOptions = {
+  return openRedisClient(target, {
     connectionName: name,
-    connectTimeout: timeoutMs,
+    connectTimeoutMs: timeoutMs,
+    ...(blocking ? {} : { commandTimeoutMs: timeoutMs }),
     maxRetriesPerRequest: blocking ? 0 : 1,
-    autoResendUnfulfilledCommands: false,
-    ...(blocking ? {} : { commandTimeout: timeoutMs }),
-  };
-  let redis: RedisClient;
-  if (isClusterTarget(target)) {
-    redis = new Cluster([...target.clusterNodes], {
-      redisOptions: { ...target.nodeOptions, keyPrefix: undefined, ...forced },
-      enableOfflineQueue: !blocking,
-      clusterRetryStrategy: retryStrategy,
-      slotsRefreshTimeout: timeoutMs,
-      // MOVED and connection loss refresh the slot map at once; the timer only catches quiet changes.
-      slotsRefreshInterval: blocking ? 60_000 : 10_000,
-    });
-  } else {
-    const single: RedisOptions = { ...forced, enableOfflineQueue: !blocking, retryStrategy };
-    redis = typeof target === 'string' ? new Redis(target, single) : new Redis({ ...target, keyPrefix: undefined, ...single });
-  }
-  // Failures reach callers through their commands; without a listener ioredis prints every retry.
-  redis.on('error', () => undefined);
-  return redis;
+    resendAfterReconnect: false,
+    offlineQueue: !blocking,
+    slotsRefreshIntervalMs: blocking ? 60_000 : 10_000,
+  });
 }
 
 /** The one error every Redis failure becomes, so the HTTP layer answers 503 and never 500. */
@@ -63,20 +30,8 @@ export function streamUnavailable(cause: unknown): AppError {
  * Races `work` against a deadline. On timeout the connection is dropped and reopened, because a
  * silent socket (a paused Redis) would otherwise keep every later command queued behind it.
  */
-export async function withDeadline<T>(redis: RedisClient, work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      redis.disconnect(true);
-      reject(new Error(`redis did not answer within ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-    work.catch(() => undefined);
-  }
+export function withDeadlineOrReconnect<T>(redis: RedisClient, work: Promise<T>, ms: number): Promise<T> {
+  return withDeadline(work, ms, () => redis.disconnect(true));
 }
 
 /** Resolves when the connection is ready; rejects after `ms` or once it has ended for good. */

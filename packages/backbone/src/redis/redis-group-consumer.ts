@@ -1,6 +1,7 @@
 import type { ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
 import { forEachByKey } from '../concurrency.ts';
-import { execPerSlot, flatToRecord, sleep, waitReady, withDeadline, type RedisClient } from './redis-connection.ts';
+import type { RedisClient } from '@chat/redis-client';
+import { execPerSlot, flatToRecord, sleep, waitReady, withDeadlineOrReconnect } from './redis-connection.ts';
 import { eventFields, toDeliveredEvent, type RawEntry, type RawStreamReply } from './stream-entry.ts';
 import type { StreamKeys } from './stream-keys.ts';
 
@@ -99,7 +100,7 @@ export class RedisGroupConsumer {
           'GROUP', opts.group, opts.consumer, 'COUNT', opts.batchSize, 'BLOCK', opts.blockMs,
           'STREAMS', ...this.streamKeys, ...this.streamKeys.map(() => '>'),
         );
-        const reply = (await withDeadline(this.conn, read, opts.blockMs + graceMs)) as RawStreamReply | null;
+        const reply = (await withDeadlineOrReconnect(this.conn, read, opts.blockMs + graceMs)) as RawStreamReply | null;
         backoffMs = 50;
         const batch = (reply ?? []).flatMap(([key, entries]) => entries.map(([id, fields]) => ({ partition: this.partitionOf(key), id, fields })));
         // Scopes run side by side; the entries of one scope keep their order.
@@ -120,7 +121,7 @@ export class RedisGroupConsumer {
         await sleep(backoffMs);
         // Redis restarted without its data: the group is gone; recreate it rather than fail forever.
         if (err instanceof Error && err.message.startsWith('NOGROUP')) {
-          await withDeadline(this.conn, ensureGroup(this.conn, this.streamKeys, opts.group), this.settings.timeoutMs).catch(
+          await withDeadlineOrReconnect(this.conn, ensureGroup(this.conn, this.streamKeys, opts.group), this.settings.timeoutMs).catch(
             (cause: unknown) => this.report(cause),
           );
         }
@@ -137,7 +138,7 @@ export class RedisGroupConsumer {
       const partition = this.settings.partitions[index] as number;
       for (let round = 0; round < CLAIM_ROUNDS_PER_PASS && !this.stopping; round++) {
         const claim = this.conn.xautoclaim(key, opts.group, opts.consumer, opts.claimIdleMs, this.claimCursors[index] ?? '0-0', 'COUNT', opts.batchSize);
-        const [next, entries] = (await withDeadline(this.conn, claim, timeoutMs)) as [string, RawEntry[]];
+        const [next, entries] = (await withDeadlineOrReconnect(this.conn, claim, timeoutMs)) as [string, RawEntry[]];
         this.claimCursors[index] = next;
         const deliveries = await this.deliveryCounts(key, entries.map(([id]) => id));
         const handled: HandledEntry[] = [];
@@ -158,7 +159,7 @@ export class RedisGroupConsumer {
     if (ids.length === 0) return [];
     const pipeline = this.conn.pipeline();
     for (const id of ids) pipeline.xpending(key, this.settings.opts.group, id, id, 1);
-    const results = (await withDeadline(this.conn, pipeline.exec(), this.settings.timeoutMs)) ?? [];
+    const results = (await withDeadlineOrReconnect(this.conn, pipeline.exec(), this.settings.timeoutMs)) ?? [];
     return results.map(([err, rows]) => {
       const row = (rows as unknown[][] | null)?.[0];
       return err || !row ? 0 : Number(row[3]);
@@ -200,7 +201,7 @@ export class RedisGroupConsumer {
       else idsByPartition.set(partition, [id]);
     }
     const acks = [...idsByPartition].map(([partition, ids]) => ({ key: keys.stream(opts.channel, partition), ids }));
-    const results = await withDeadline(this.conn, execPerSlot(this.conn, acks, (a) => a.key, (pipeline, a) => pipeline.xack(a.key, opts.group, ...a.ids)), timeoutMs);
+    const results = await withDeadlineOrReconnect(this.conn, execPerSlot(this.conn, acks, (a) => a.key, (pipeline, a) => pipeline.xack(a.key, opts.group, ...a.ids)), timeoutMs);
     const failure = results.find(([err]) => err)?.[0];
     if (failure) throw failure;
     this.counters.acked += handled.length;
@@ -218,7 +219,7 @@ export class RedisGroupConsumer {
       .multi()
       .xadd(keys.dead(opts.channel, partition), 'MAXLEN', '~', deadLetterMaxLength, '*', ...fields)
       .xack(keys.stream(opts.channel, partition), opts.group, id);
-    const results = await withDeadline(this.conn, tx.exec(), timeoutMs);
+    const results = await withDeadlineOrReconnect(this.conn, tx.exec(), timeoutMs);
     const failure = results?.find(([err]) => err)?.[0];
     if (!results || failure) throw failure ?? new Error('dead-letter transaction aborted');
     this.counters.deadLettered++;

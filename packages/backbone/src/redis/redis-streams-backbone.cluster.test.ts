@@ -4,7 +4,7 @@ import { startRedisCluster, type RedisCluster } from '../../../../tests/harness/
 import type { DeliveredEvent } from '../backbone.ts';
 import { events, runBackboneContract, waitFor } from '../../test/backbone-contract.ts';
 import { RedisStreamsBackbone, type RedisStreamsBackboneOptions } from './redis-streams-backbone.ts';
-import type { RedisClusterTarget } from './redis-connection.ts';
+import type { RedisClusterTarget } from '@chat/redis-client';
 
 describe('RedisStreamsBackbone on a Redis Cluster (3 masters, 3 replicas)', function () {
   this.timeout(60_000);

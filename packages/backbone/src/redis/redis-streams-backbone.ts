@@ -14,7 +14,8 @@ import {
   type TrimReport,
 } from '../backbone.ts';
 import { listDeadLetters } from './dead-letters.ts';
-import { execPerSlot, openRedis, streamUnavailable, withDeadline, type RedisClient, type RedisTarget } from './redis-connection.ts';
+import type { RedisClient, RedisTarget } from '@chat/redis-client';
+import { execPerSlot, openRedis, streamUnavailable, withDeadlineOrReconnect } from './redis-connection.ts';
 import { ensureGroup, groupStats, RedisGroupConsumer, sharedConcurrency } from './redis-group-consumer.ts';
 import { lastEntryIds, RedisLiveReader } from './redis-subscription.ts';
 import { eventFields } from './stream-entry.ts';
@@ -206,7 +207,7 @@ export class RedisStreamsBackbone implements Backbone {
   /** Bounds every command by the operation timeout and turns any failure into STREAM_UNAVAILABLE. */
   private async guard<T>(work: Promise<T>): Promise<T> {
     try {
-      return await withDeadline(this.main, work, this.timeoutMs);
+      return await withDeadlineOrReconnect(this.main, work, this.timeoutMs);
     } catch (err) {
       throw streamUnavailable(err);
     }

@@ -1,6 +1,7 @@
 import type { Channel, DeliveredEvent, Subscription } from '../backbone.ts';
 import { compareEntryIds } from '../entry-id.ts';
-import { execPerSlot, sleep, waitReady, withDeadline, type RedisClient } from './redis-connection.ts';
+import type { RedisClient } from '@chat/redis-client';
+import { execPerSlot, sleep, waitReady, withDeadlineOrReconnect } from './redis-connection.ts';
 import { toDeliveredEvent, type RawStreamReply } from './stream-entry.ts';
 
 export interface LiveReaderSettings {
@@ -68,7 +69,7 @@ export class RedisLiveReader implements Subscription {
         await waitReady(this.conn, blockMs + graceMs);
         if (broken) await this.rewindResetStreams();
         const read = this.conn.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...streamKeys, ...this.ids);
-        const reply = (await withDeadline(this.conn, read, blockMs + graceMs)) as RawStreamReply | null;
+        const reply = (await withDeadlineOrReconnect(this.conn, read, blockMs + graceMs)) as RawStreamReply | null;
         broken = false;
         backoffMs = 50;
         if (reply) this.deliver(reply);
@@ -91,7 +92,7 @@ export class RedisLiveReader implements Subscription {
    */
   private async rewindResetStreams(): Promise<void> {
     const { streamKeys, blockMs, graceMs } = this.settings;
-    const current = await withDeadline(this.conn, lastEntryIds(this.conn, streamKeys), blockMs + graceMs);
+    const current = await withDeadlineOrReconnect(this.conn, lastEntryIds(this.conn, streamKeys), blockMs + graceMs);
     for (const [partition, lastId] of current.entries()) {
       const seen = this.ids[partition] ?? '0-0';
       if (compareEntryIds(lastId, seen) < 0) this.ids[partition] = '0-0';

@@ -1,6 +1,7 @@
 import type { Channel, TrimReport } from '../backbone.ts';
 import { entryIdAt, minEntryId } from '../entry-id.ts';
-import { execPerSlot, flatToRecord, type RedisClient } from './redis-connection.ts';
+import type { RedisClient } from '@chat/redis-client';
+import { execPerSlot, flatToRecord } from './redis-connection.ts';
 
 export interface TrimSettings {
   retentionMs: number;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { defineLua, runLua } from '../redis/lua-command.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
-import { connectionName, redisHandle, releaseHandle, settleWithin, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
+import { withDeadline } from '@chat/redis-client';
+import { connectionName, redisHandle, releaseHandle, settleWithin, type RedisHandle, type RedisTargetOrClient } from '../redis/redis-connection.ts';
 import { parseLost, parseTake, RENEW_SLOTS, TAKE_SLOT } from './redis-lease-scripts.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 import {
@@ -20,7 +21,7 @@ export interface RedisStreamLeaseRegistryOptions extends StreamCapOptions {
    * A `redis://` URL, ioredis options (one node or Sentinel) or a Cluster's seed nodes (the registry
    * opens and closes its own connection), or a connection you own (without `keyPrefix`).
    */
-  redis: RedisTarget;
+  redis: RedisTargetOrClient;
   /**
    * First part of every key; must not contain `{` or `}`.
    * @defaultValue 'chat'

@@ -2,7 +2,8 @@ import { AppError } from '@chat/contracts';
 import { UNCOUNTED_UNIT, type AppendRateKey, type AppendRateLimiter, type FixedWindowOptions, type RateUnit } from './append-rate-limiter.ts';
 import { fixedWindowSettings, rateLimited, roomPart, senderPart, windowAt, type FixedWindowSettings } from './fixed-window.ts';
 import { defineLua, runLua, type LuaCommand } from '../redis/lua-command.ts';
-import { connectionName, redisHandle, releaseHandle, withDeadline, type RedisHandle, type RedisTarget } from '../redis/redis-connection.ts';
+import { withDeadline } from '@chat/redis-client';
+import { connectionName, redisHandle, releaseHandle, type RedisHandle, type RedisTargetOrClient } from '../redis/redis-connection.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
 
 /**
@@ -16,7 +17,7 @@ export interface RedisFixedWindowRateLimiterOptions extends FixedWindowOptions {
    * A `redis://` URL, ioredis options (one node or Sentinel) or a Cluster's seed nodes (the limiter
    * opens and closes its own connection), or a connection you own.
    */
-  redis: RedisTarget;
+  redis: RedisTargetOrClient;
   /**
    * First part of every key; must not contain `{` or `}`, which would move the Cluster hash tag.
    * @defaultValue 'chat'

@@ -1,4 +1,4 @@
-import type { RedisClient } from './redis-connection.ts';
+import type { RedisClient } from '@chat/redis-client';
 
 /** A Lua script registered on a connection under a name (ioredis sends EVALSHA, falling back to EVAL). */
 export interface LuaCommand {

@@ -5,7 +5,7 @@ import { runLeaseRegistryContract } from '../../test/lease-registry-contract.ts'
 import { attempt, freshKey, runRateLimiterContract } from '../../test/rate-limiter-contract.ts';
 import { RedisStreamLeaseRegistry } from '../leases/redis-stream-lease-registry.ts';
 import { RedisFixedWindowRateLimiter } from '../rate-limit/redis-fixed-window-rate-limiter.ts';
-import type { RedisClusterTarget } from './redis-connection.ts';
+import type { RedisClusterTarget } from '@chat/redis-client';
 
 describe('stream leases and the append rate limiter on a Redis Cluster (3 masters, 3 replicas)', function () {
   this.timeout(60_000);
