@@ -104,6 +104,12 @@ export class SseLoadPool {
     };
   }
 
+  /** The messageIds every `ids`-mode stream received so far, by target key, in arrival order. */
+  async received(): Promise<Map<string, string[]>> {
+    const replies = await Promise.all(this.workers.map((w) => w.call({ type: 'received' }, 'received')));
+    return new Map(replies.flatMap((r) => r.streams));
+  }
+
   /** Drops every stream; the workers stay for the next `open`. */
   async closeStreams(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.call({ type: 'drop' }, 'dropped')));
