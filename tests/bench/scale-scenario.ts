@@ -12,7 +12,18 @@ import { RedisShards, type ShardUsage } from './redis-shards.ts';
 import { SseLoadPool } from './sse-load-pool.ts';
 import type { StreamTarget } from './sse-load-protocol.ts';
 import { checkStreamOrder, type StreamOrderCounts } from './stream-order-check.ts';
-import { benchTokens, branchEventsPath, branchMessagesPath, formatCount, formatFailures, openerTokens, sleep, takeStreamBranches } from './stream-rooms.ts';
+import {
+  benchTokens,
+  branchEventsPath,
+  branchMessagesPath,
+  formatCount,
+  formatFailures,
+  openerTokens,
+  sleep,
+  takeStreamBranches,
+  warningCounts,
+  warningsSince,
+} from './stream-rooms.ts';
 
 /** One size of the scale check: `gateways × rooms × perRoom` streams, appends at a steady rate. */
 export interface ScaleShape {
@@ -82,6 +93,10 @@ export interface ScaleResult {
   order: StreamOrderCounts;
   /** Cores of the other processes over the window (APIs, notifier, dev-core, load clients). */
   otherCores: Record<string, number>;
+  /** Streams that ended before the check (none should: the clients do not reconnect). */
+  ended: number;
+  /** Server warnings logged during the run, by role and message. */
+  warnings: string;
 }
 
 /**
@@ -93,7 +108,10 @@ export interface ScaleResult {
  * each stream's loss / duplicate / order counts against its room's history.
  */
 export async function runCapacityScale(shape: ScaleShape, progress: (line: string) => void = () => undefined): Promise<ScaleResult> {
-  const redis = await startRedisCluster({ masters: 2, replicas: 0 });
+  // Redis's default node timeout: with 2 masters, a master that misses the other's pings for the
+  // timeout (a starved process on a busy machine) counts itself in the minority and refuses every
+  // command until it hears from it again; the harness's 1 s suits its failover tests, not this one.
+  const redis = await startRedisCluster({ masters: 2, replicas: 0, nodeTimeoutMs: 15_000 });
   try {
     const cluster = await startBenchCluster('distributed', { apis: 2, gateways: shape.gateways, notifiers: 1, redisEnv: redis.env() });
     try {
@@ -107,6 +125,7 @@ export async function runCapacityScale(shape: ScaleShape, progress: (line: strin
 }
 
 async function measureScale(cluster: BenchCluster, redis: RedisCluster, shape: ScaleShape, progress: (line: string) => void): Promise<ScaleResult> {
+  const warningsBefore = warningCounts(cluster);
   const shards = await RedisShards.open(redis);
   const pool = await SseLoadPool.start(shape.clientProcesses);
   try {
@@ -152,7 +171,11 @@ async function measureScale(cluster: BenchCluster, redis: RedisCluster, shape: S
     const histories = await readHistories(cluster, branches, readers[0]!);
     const due = placed.reduce((n, s) => n + histories.get(s.branchId)!.ids.length, 0);
     const deadline = Date.now() + 60_000;
-    while ((await pool.report()).events < due && Date.now() < deadline) await sleep(250);
+    let report = await pool.report();
+    while (report.events < due && report.open > 0 && Date.now() < deadline) {
+      await sleep(250);
+      report = await pool.report();
+    }
     const received = await pool.received();
     const order = checkStreamOrder(placed.map((s) => ({ key: s.key, history: histories.get(s.branchId)!.ids, received: received.get(s.key) ?? [] })));
     progress(`${formatCount(order.received)} of ${formatCount(order.expected)} deliveries received`);
@@ -215,7 +238,7 @@ async function measureScale(cluster: BenchCluster, redis: RedisCluster, shape: S
       };
     });
     const otherCores = Object.fromEntries(Object.entries(cores).filter(([label]) => !label.startsWith('gateway')));
-    return { shape, opened: first.opened + rest.opened, openFailures, openSeconds: first.seconds + rest.seconds, writer: written, seconds, gateways: gatewayFigures, shards: shardFigures, order, otherCores };
+    return { shape, opened: first.opened + rest.opened, openFailures, openSeconds: first.seconds + rest.seconds, writer: written, seconds, gateways: gatewayFigures, shards: shardFigures, order, otherCores, ended: report.ended, warnings: warningsSince(cluster, warningsBefore) };
   } finally {
     shards.close();
     await pool.close();
@@ -280,6 +303,7 @@ export function scaleProblems(result: ScaleResult): string[] {
   const streams = result.shape.rooms * result.shape.perRoom;
   if (result.opened !== streams) problems.push(`${result.opened} of ${streams} streams opened${formatFailures(result.openFailures)}`);
   if (Object.keys(result.writer.failures).length > 0) problems.push(`appends failed: ${JSON.stringify(result.writer.failures)}`);
+  if (result.ended > 0) problems.push(`${result.ended} streams ended early${result.warnings ? ` (server warnings: ${result.warnings})` : ''}`);
   for (const { gateway, predicted, measured } of result.gateways) {
     if (measured.streams !== predicted.streams) problems.push(`gateway ${gateway} holds ${measured.streams} streams, the model ${predicted.streams}`);
     if (measured.deliveries !== predicted.deliveries) problems.push(`gateway ${gateway} delivered ${measured.deliveries}, the model ${predicted.deliveries}`);
@@ -361,6 +385,7 @@ export function describeScale(result: ScaleResult): Array<{ name: string; value:
     name: `${label}: deliveries checked per stream`,
     value: `${order.lost} lost, ${order.duplicated} duplicated, ${order.reordered} reordered, ${order.unexpected} unexpected; ${formatCount(order.received)} of ${formatCount(order.expected)} received over ${formatCount(order.streams)} streams`,
     target: '0 lost, 0 duplicated, 0 reordered',
+    note: `${result.ended} streams ended early${result.warnings ? `; server warnings: ${result.warnings}` : ''}`,
   });
   return lines;
 }
