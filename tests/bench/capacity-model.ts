@@ -76,6 +76,8 @@ export interface ShardPrediction {
   keys: { roomSets: string[]; principalSets: string[]; partitions: string[] };
   /** Share of the operations the model counts (XADD + script calls), as a range over the renewal phase. */
   operationsShare: Range;
+  /** Share of the entries served to gateways, which egress follows (`A × G × b_entry`). */
+  egressShare: number;
 }
 
 const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
@@ -133,11 +135,12 @@ export function predictShards(load: ScaleLoad, ports: number[]): ShardPrediction
   });
   // A shard's share is lowest when it gets the fewest renewal rounds and every other shard the most.
   const fixedOps = (r: (typeof rows)[number]) => r.xadd + r.rateCalls;
+  const entriesServed = sum(rows.map((r) => r.entriesServed));
   return rows.map((r) => {
     const others = rows.filter((o) => o !== r);
     const low = (fixedOps(r) + r.renewalCalls.low) / (fixedOps(r) + r.renewalCalls.low + sum(others.map((o) => fixedOps(o) + o.renewalCalls.high)));
     const high = (fixedOps(r) + r.renewalCalls.high) / (fixedOps(r) + r.renewalCalls.high + sum(others.map((o) => fixedOps(o) + o.renewalCalls.low)));
     const { perRound: _perRound, ...prediction } = r;
-    return { ...prediction, operationsShare: { low, high } };
+    return { ...prediction, operationsShare: { low, high }, egressShare: r.entriesServed / entriesServed };
   });
 }
