@@ -53,7 +53,7 @@ export const TEST_SCALE: ScaleShape = { gateways: 4, rooms: 100, perRoom: 20, ap
  * gateway here, so it predicts an even split; what moves a measured share is work no formula
  * counts: garbage collection and JIT per process, and how many entries each backbone read returns,
  * which depends on how late each event loop gets to its sockets on two contended cores. Identical
- * gateways sat within 0.6 points of 25 % (2.4 % of the share) in every run so far (see
+ * gateways sat within 0.7 points of 25 % (2.8 % of the share) in every run so far (see
  * docs/capacity.md, "Checking the model"); ±20 % (5 points at 4 gateways) leaves room for a noisier
  * machine and still fails a gateway doing a fifth more or less work than its even share.
  */
