@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { printReport } from '../harness/sse-delivery-check.ts';
-import { describeScale, runCapacityScale, scaleProblems, TEST_SCALE } from '../bench/scale-scenario.ts';
+import { describeScale, scaleProblems } from '../bench/scale-report.ts';
+import { runCapacityScale, TEST_SCALE } from '../bench/scale-scenario.ts';
 
 const { gateways, rooms, perRoom } = TEST_SCALE;
 
