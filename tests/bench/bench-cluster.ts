@@ -36,6 +36,8 @@ export interface BenchCluster {
   devCorePid?: number;
   /** The deployment's own PostgreSQL database in the distributed mode. */
   databaseUrl?: string;
+  /** REDIS_KEY_PREFIX of every service in the distributed mode. */
+  keyPrefix?: string;
   stop(): Promise<void>;
 }
 
@@ -81,9 +83,14 @@ export function fixtureDocument(fixture: BenchFixture, moreRepositories: Array<{
  * Starts what a benchmark measures: one all-in-one process (embedded database and backbone), or the
  * distributed shape on PostgreSQL and Redis with `apis` API processes, `gateways` gateway processes and
  * `notifiers` notifier processes (default 1), on a fresh database and Redis key prefix (a notifier sweeps
- * every fan-out row of its database, so it must not share one with other runs).
+ * every fan-out row of its database, so it must not share one with other runs). `redisEnv` points
+ * the services at a Redis of the caller's (a private Redis Cluster: `RedisCluster.env()`) instead of
+ * the test Redis; the caller removes it.
  */
-export async function startBenchCluster(mode: BenchMode, shape: { apis: number; gateways: number; notifiers?: number } = { apis: 2, gateways: 2 }): Promise<BenchCluster> {
+export async function startBenchCluster(
+  mode: BenchMode,
+  shape: { apis: number; gateways: number; notifiers?: number; redisEnv?: Record<string, string> } = { apis: 2, gateways: 2 },
+): Promise<BenchCluster> {
   const { fixture, document } = benchFixture();
   const services: BenchCluster['services'] = [];
   const cleanups: Array<() => Promise<void>> = [];
@@ -117,8 +124,9 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     const database = await createScratchDatabase('bench');
     cleanups.push(() => database.drop());
     const keyPrefix = `bench-${ulid().toLowerCase()}`;
-    cleanups.push(async () => void (await deleteRedisKeys(keyPrefix)));
-    const shared = { ...BENCH_ENV, DATABASE_URL: database.url, REDIS_URL: testConfig.redisUrl, REDIS_KEY_PREFIX: keyPrefix, CORE_URL: devCore.url, CHAT_DEVELOPMENT_MODE: 'true', HOST: '127.0.0.1' };
+    if (!shape.redisEnv) cleanups.push(async () => void (await deleteRedisKeys(keyPrefix)));
+    const redis = shape.redisEnv ?? { REDIS_URL: testConfig.redisUrl };
+    const shared = { ...BENCH_ENV, DATABASE_URL: database.url, ...redis, REDIS_KEY_PREFIX: keyPrefix, CORE_URL: devCore.url, CHAT_DEVELOPMENT_MODE: 'true', HOST: '127.0.0.1' };
     const start = async (role: 'api' | 'gateway' | 'notifier', script: string, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const adminPort = await freePort();
@@ -140,7 +148,7 @@ export async function startBenchCluster(mode: BenchMode, shape: { apis: number; 
     const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
     const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
     await Promise.all(Array.from({ length: shape.notifiers ?? 1 }, () => start('notifier', 'services/notifier/src/main.ts')));
-    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, databaseUrl: database.url, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
+    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, databaseUrl: database.url, keyPrefix, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
   } catch (err) {
     await stop();
     throw err;

@@ -6,7 +6,7 @@ import { pidsOfCommand, WindowCpu } from './proc-stats.ts';
 import { SseLoadPool, type PoolOpenResult } from './sse-load-pool.ts';
 import type { StreamTarget } from './sse-load-protocol.ts';
 import { round } from './stats.ts';
-import { formatCount, formatFailures, serverProcesses, takeStreamBranches } from './stream-rooms.ts';
+import { formatCount, formatFailures, openerTokens, serverProcesses, takeStreamBranches } from './stream-rooms.ts';
 import type { StreamScenario } from './stream-scenarios.ts';
 
 /** The shape of the shared harness's open scenario (`sse-conns.mjs --conns 10000 --channels 10`). */
@@ -37,18 +37,6 @@ function cpuMeter(cluster: BenchCluster): WindowCpu {
     ...(await pidsOfCommand('postgres')).map((pid) => ({ label: 'postgres', pid })),
     ...(await pidsOfCommand('redis-server')).map((pid) => ({ label: 'redis', pid })),
   ]);
-}
-
-const tokensByCluster = new WeakMap<BenchCluster, Promise<string[]>>();
-
-/** One token per opener principal of the fixture, minted once per cluster. */
-function openerTokens(cluster: BenchCluster): Promise<string[]> {
-  let tokens = tokensByCluster.get(cluster);
-  if (!tokens) {
-    tokens = Promise.all(cluster.fixture.openers.map((subjectId) => cluster.core.mintToken({ type: 'human', subjectId, expiresInSeconds: 3600 })));
-    tokensByCluster.set(cluster, tokens);
-  }
-  return tokens;
 }
 
 function sum(results: PoolOpenResult[]): PoolOpenResult {

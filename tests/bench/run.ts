@@ -7,12 +7,15 @@
  * once, before the deployments. `sidebyside` runs the shared harness against Nchan and against each deployment shape (it starts its own; see
  * side-by-side.ts): `--sbs-runs N` (default 1) and `--sbs-scenarios 'a50 a100 c d e'` (the default).
  * `growth` (append and list latency on an empty store and on 10 million messages; seeding takes a quarter
- * of an hour) runs only when named, on its own distributed deployment.
+ * of an hour) runs only when named, on its own distributed deployment. `scale` (docs/capacity.md's model
+ * checked: 4 gateways holding 16,000 streams over a 2-master Redis Cluster, appends through 2 APIs)
+ * also runs only when named, on its own deployment.
  */
 import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { runGrowthScenario } from './growth-scenario.ts';
+import { runScaleScenario } from './scale-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { runSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.ts';
 import { measureStartup } from './startup-scenario.ts';
@@ -73,13 +76,13 @@ if (only.has('startup')) {
 }
 
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth', 'scale'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   if (only.has('sidebyside')) {
     process.stdout.write(`  side by side with Nchan (${mode === 'all-in-one' ? 'all-in-one on PostgreSQL + Redis' : 'separate services'}), ${sideBySide.runs} run(s): ${sideBySide.scenarios.join(' ')}\n`);
     for (const figure of await runSideBySide(mode, sideBySide)) report({ mode, ...figure });
   }
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth'].includes(key))) continue;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth', 'scale'].includes(key))) continue;
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
     if (only.has('append')) {
@@ -106,6 +109,12 @@ if (only.has('growth')) {
   process.stdout.write('\n== distributed: growth ==\n');
   const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
   for (const figure of await runGrowthScenario({ quick, progress })) report({ mode: 'distributed', ...figure });
+}
+
+if (only.has('scale')) {
+  process.stdout.write('\n== distributed: scale ==\n');
+  const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
+  for (const figure of await runScaleScenario({ quick, progress })) report({ mode: 'distributed', ...figure });
 }
 
 process.stdout.write('\n| mode | figure | value | target |\n|---|---|---|---|\n');

@@ -34,9 +34,25 @@ class LoadWorker {
 
   call<K extends WorkerReply['type']>(command: WorkerCommand, expect: K): Promise<Extract<WorkerReply, K>> {
     const run = this.queue.then(async () => {
-      const reply = once(this.child, 'message') as Promise<[WorkerReply]>;
+      // Listeners removed once answered: a bench that polls `report` must not pile them up.
+      const answered = new Promise<WorkerReply>((resolve, reject) => {
+        const onMessage = (message: WorkerReply) => {
+          stopListening();
+          resolve(message);
+        };
+        const onExit = () => {
+          stopListening();
+          reject(new Error('load worker exited'));
+        };
+        const stopListening = () => {
+          this.child.off('message', onMessage);
+          this.child.off('exit', onExit);
+        };
+        this.child.on('message', onMessage);
+        this.child.on('exit', onExit);
+      });
       this.child.send(command);
-      const [message] = await Promise.race([reply, once(this.child, 'exit').then(() => { throw new Error('load worker exited'); })]);
+      const message = await answered;
       if (message.type !== expect) throw new Error(`load worker answered ${message.type}, expected ${expect}`);
       return message as Extract<WorkerReply, K>;
     });
@@ -102,6 +118,12 @@ export class SseLoadPool {
       latency,
       clientCores: (replies.reduce((s, r) => s + r.cpuMs, 0) - this.cpuAtReset) / windowMs,
     };
+  }
+
+  /** The messageIds every `ids`-mode stream received so far, by target key, in arrival order. */
+  async received(): Promise<Map<string, string[]>> {
+    const replies = await Promise.all(this.workers.map((w) => w.call({ type: 'received' }, 'received')));
+    return new Map(replies.flatMap((r) => r.streams));
   }
 
   /** Drops every stream; the workers stay for the next `open`. */

@@ -4,9 +4,15 @@
 export interface StreamTarget {
   url: string;
   token: string;
+  /** Names the stream in `received` replies (`ids` mode). */
+  key?: string;
 }
 
-export type MeasureMode = 'count' | 'latency';
+/**
+ * `count`: message frames only; `latency`: also the send time in each body; `ids`: also each
+ * message's `messageId`, kept per stream in arrival order for a loss / duplicate / order check.
+ */
+export type MeasureMode = 'count' | 'latency' | 'ids';
 
 export type WorkerCommand =
   | { type: 'open'; targets: StreamTarget[]; concurrency: number; measure: MeasureMode }
@@ -14,6 +20,8 @@ export type WorkerCommand =
   | { type: 'report' }
   /** Drops every stream of this worker and answers once they are gone; the worker stays. */
   | { type: 'drop' }
+  /** The messageIds each `ids`-mode stream received, by target key. */
+  | { type: 'received' }
   | { type: 'close' };
 
 export type WorkerReply =
@@ -31,6 +39,7 @@ export type WorkerReply =
       cpuMs: number;
     }
   | { type: 'dropped' }
+  | { type: 'received'; streams: Array<[key: string, messageIds: string[]]> }
   | { type: 'closed' };
 
 /** Width of one latency histogram bucket in milliseconds. */

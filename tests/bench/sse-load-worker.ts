@@ -6,8 +6,9 @@
  * cores) and does the least work per event the figures need: in `count` mode it counts `message`
  * frames with a byte search over the raw bytes (the chunked framing between frames cannot contain the
  * markers: frames carry no CR); in `latency` mode it also reads the send time the writer put at the
- * start of the body (`lat <monotonic ms>`) and bins receipt minus send time in a histogram. No event
- * is parsed as JSON. Commands and replies travel over the IPC channel.
+ * start of the body (`lat <monotonic ms>`) and bins receipt minus send time in a histogram; in `ids`
+ * mode it keeps each message's `messageId` per stream, in arrival order, for the bench to check
+ * against the room's history. No event is parsed as JSON. Commands and replies travel over the IPC channel.
  */
 import { connect, type Socket } from 'node:net';
 import { monotonicMs } from './monotonic-clock.ts';
@@ -15,6 +16,7 @@ import { BUCKET_MS, type MeasureMode, type StreamTarget, type WorkerCommand, typ
 
 const MESSAGE_FRAME = Buffer.from('\nevent: message\n');
 const LATENCY_MARKER = Buffer.from('"bodyMarkdown":"lat ');
+const MESSAGE_ID_MARKER = Buffer.from('"messageId":"');
 const QUOTE = 0x22;
 
 let events = 0;
@@ -23,6 +25,8 @@ let histogram = new Map<number, number>();
 let open = 0;
 let ended = 0;
 const sockets = new Set<Socket>();
+/** `ids` mode: the messageIds of each stream by target key, in arrival order. */
+const received = new Map<string, string[]>();
 
 function countFrames(buf: Buffer): number {
   let n = 0;
@@ -42,32 +46,63 @@ function countingReader(): (chunk: Buffer) => void {
   };
 }
 
-/** Reads each message's send time out of its body and records receipt latency. */
-function latencyReader(): (chunk: Buffer) => void {
+/**
+ * Calls `onValue` with the text between each `marker` (which ends with an opening quote) and the
+ * next quote, across chunk boundaries. JSON escapes the quotes inside strings, so a marker found
+ * in the raw bytes is a field of the event's data, never text of a body.
+ */
+function quotedValueReader(marker: Buffer, onValue: (value: string) => void): (chunk: Buffer) => void {
   let carry: Buffer | undefined;
   return (chunk) => {
-    const now = monotonicMs();
     const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
     carry = undefined;
     let pos = 0;
     for (;;) {
-      const marker = buf.indexOf(LATENCY_MARKER, pos);
-      if (marker < 0) {
-        carry = Buffer.from(buf.subarray(Math.max(pos, buf.length - (LATENCY_MARKER.length - 1))));
+      const at = buf.indexOf(marker, pos);
+      if (at < 0) {
+        carry = Buffer.from(buf.subarray(Math.max(pos, buf.length - (marker.length - 1))));
         return;
       }
-      const start = marker + LATENCY_MARKER.length;
+      const start = at + marker.length;
       const end = buf.indexOf(QUOTE, start);
       if (end < 0) {
-        carry = Buffer.from(buf.subarray(marker));
+        carry = Buffer.from(buf.subarray(at));
         return;
       }
-      events++;
-      const bucket = Math.max(0, Math.floor((now - Number(buf.toString('latin1', start, end))) / BUCKET_MS));
-      histogram.set(bucket, (histogram.get(bucket) ?? 0) + 1);
+      onValue(buf.toString('latin1', start, end));
       pos = end + 1;
     }
   };
+}
+
+/** Reads each message's send time out of its body and records receipt latency. */
+function latencyReader(): (chunk: Buffer) => void {
+  let now = 0;
+  const read = quotedValueReader(LATENCY_MARKER, (sentAt) => {
+    events++;
+    const bucket = Math.max(0, Math.floor((now - Number(sentAt)) / BUCKET_MS));
+    histogram.set(bucket, (histogram.get(bucket) ?? 0) + 1);
+  });
+  return (chunk) => {
+    now = monotonicMs();
+    read(chunk);
+  };
+}
+
+/** Keeps each message's `messageId` in arrival order (`received` hands them to the bench). */
+function idsReader(ids: string[]): (chunk: Buffer) => void {
+  return quotedValueReader(MESSAGE_ID_MARKER, (messageId) => {
+    events++;
+    ids.push(messageId);
+  });
+}
+
+function reader(target: StreamTarget, measure: MeasureMode): (chunk: Buffer) => void {
+  if (measure === 'latency') return latencyReader();
+  if (measure === 'count') return countingReader();
+  const ids: string[] = [];
+  received.set(target.key ?? target.url, ids);
+  return idsReader(ids);
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -100,7 +135,7 @@ function openOne(target: StreamTarget, measure: MeasureMode): Promise<string | u
         ended++;
       }
     };
-    const read = measure === 'latency' ? latencyReader() : countingReader();
+    const read = reader(target, measure);
     socket.on('data', (chunk: Buffer) => {
       if (head === undefined) return read(chunk);
       head = Buffer.concat([head, chunk]);
@@ -171,7 +206,10 @@ async function handle(command: WorkerCommand): Promise<WorkerReply> {
     case 'drop':
       await dropAll();
       ended = 0;
+      received.clear();
       return { type: 'dropped' };
+    case 'received':
+      return { type: 'received', streams: [...received] };
     case 'close':
       for (const socket of sockets) socket.destroy();
       return { type: 'closed' };

@@ -31,10 +31,22 @@ export function benchTokens(cluster: BenchCluster): Promise<{ readers: string[];
   return tokens;
 }
 
+const openerTokenCache = new WeakMap<BenchCluster, Promise<string[]>>();
+
+/** One token per opener principal of the fixture, minted once per cluster. */
+export function openerTokens(cluster: BenchCluster): Promise<string[]> {
+  let tokens = openerTokenCache.get(cluster);
+  if (!tokens) {
+    tokens = Promise.all(cluster.fixture.openers.map((subjectId) => cluster.core.mintToken({ type: 'human', subjectId, expiresInSeconds: 3600 })));
+    openerTokenCache.set(cluster, tokens);
+  }
+  return tokens;
+}
+
 export const branchMessagesPath = (cluster: BenchCluster, branchId: string): string =>
   `/v1/repositories/${cluster.fixture.repositoryId}/branches/${branchId}/room/messages`;
 
-const branchEventsPath = (cluster: BenchCluster, branchId: string): string =>
+export const branchEventsPath = (cluster: BenchCluster, branchId: string): string =>
   `/v1/repositories/${cluster.fixture.repositoryId}/branches/${branchId}/room/events`;
 
 /**

@@ -212,7 +212,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
 }
 
 /** The value of one Prometheus sample on a service's admin `/metrics` (0 when absent). */
-export async function readMetric(service: RestartableService, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function readMetric(service: Pick<RestartableService, 'adminUrl'>, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`${service.adminUrl}/metrics`)).text();
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   for (const line of text.split('\n')) {
