@@ -225,6 +225,28 @@ describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
     }
   });
 
+  it('spreads renewals over the renewal period by set, each set renewed once per period, not all sets in one burst', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const leaseMs = 3_000;
+    const period = leaseMs / 3;
+    const registry = open({ redis: REDIS_URL, keyPrefix, leaseMs, principalCap: 1_000, roomCap: 10 });
+    try {
+      const principal = fresh('p');
+      const rooms = Array.from({ length: 100 }, () => fresh('r'));
+      const leases = await Promise.all(rooms.map((room) => registry.acquire({ principalKey: principal, roomKey: room })));
+      const scoresOf = () => Promise.all(rooms.map((room, i) => keyspace.admin.zscore(registry.roomSetKey(room), leases[i]!.id).then(Number)));
+      const acquired = await scoresOf();
+      await sleep(period + 300);
+      const renewed = await scoresOf();
+      // A slot's score is its server-clock expiry: each renewal moved it on, at the moment it ran.
+      renewed.forEach((score, i) => expect(score, `room set ${i} renewed`).to.be.greaterThan(acquired[i]!));
+      const renewedAt = renewed.map((score) => score - leaseMs);
+      expect(Math.max(...renewedAt) - Math.min(...renewedAt), 'renewals spread over the period').to.be.above(period / 2);
+    } finally {
+      await registry.close();
+    }
+  });
+
   it('reports a lease whose slot vanished as lost, stops renewing it and frees its other slot', async () => {
     const keyPrefix = keyspace.prefix('cap');
     const errors: unknown[] = [];

@@ -39,6 +39,19 @@ export interface RedisStreamLeaseRegistryOptions extends StreamCapOptions {
 /** Ids per renewal script call, so one crowded room does not make one huge script run. */
 const RENEW_CHUNK = 500;
 
+/**
+ * Slices of the renewal period: every set is renewed once per period, in the slice its key hashes to,
+ * so a gateway renews a tenth of its sets every tenth of the period rather than all of them at once.
+ */
+const RENEWAL_SLICES = 10;
+
+/** FNV-1a over the key's UTF-16 code units: a cheap, stable spread of set keys over the slices. */
+function sliceOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % RENEWAL_SLICES;
+}
+
 /** The sets a live lease holds a slot in: a room stream's principal and room sets, or an inbox stream's one set. */
 type HeldSlots = readonly string[];
 
@@ -49,7 +62,10 @@ type HeldSlots = readonly string[];
  * different Cluster slots, so it asks for both slots at once, one script each, and gives back the
  * one it got if the other is refused. One timer per registry renews every live lease each
  * leaseMs/3, one script call per busy set sent side by side, so the cost per round is one call per
- * busy set, not one timer per stream.
+ * busy set, not one timer per stream. The sets are spread over ten slices of that period by their
+ * key, one slice renewed per tick: thousands of sets renewed in one burst would hold Redis, and the
+ * event loop that sends and reads the calls, for tens of milliseconds, and every append and delivery
+ * waiting behind them would feel it.
  */
 export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private readonly settings: StreamCapSettings;
@@ -58,7 +74,11 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private readonly timeoutMs: number;
   private readonly onError: ((err: unknown) => void) | undefined;
   private readonly live = new Map<string, HeldSlots>();
+  /** The live lease ids of every set, bucketed by the renewal slice of the set's key. */
+  private readonly setsBySlice: Array<Map<string, Set<string>>> = Array.from({ length: RENEWAL_SLICES }, () => new Map());
   private readonly timer: NodeJS.Timeout;
+  private tickCount = 0;
+  private readonly dueSlices = new Set<number>();
   private renewing = false;
   private closed = false;
   private pendingRemovals = new Map<string, Set<string>>();
@@ -73,7 +93,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     this.handle = redisHandle(options.redis, connectionName(this.keyPrefix, 'stream-leases'), this.timeoutMs);
     defineLua(this.handle.redis, TAKE_SLOT);
     defineLua(this.handle.redis, RENEW_SLOTS);
-    this.timer = setInterval(() => void this.renewAll(), Math.max(1, Math.floor(this.settings.leaseMs / 3)));
+    this.timer = setInterval(() => void this.renewDue(), Math.max(1, Math.floor(this.settings.leaseMs / 3 / RENEWAL_SLICES)));
     // Renewals alone must not keep a process alive that has nothing else to do.
     this.timer.unref();
   }
@@ -125,6 +145,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     await this.flushRemovals();
     const held = [...this.live];
     this.live.clear();
+    for (const sets of this.setsBySlice) sets.clear();
     if (held.length > 0) await this.removeQuietly(held.flatMap(([id, slots]) => slots.map((key) => ({ key, ids: [id] }))));
     await releaseHandle(this.handle);
   }
@@ -135,7 +156,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
       await this.removeSlots(slots, id);
       throw streamLeasesUnavailable();
     }
-    this.live.set(id, slots);
+    this.track(id, slots);
     return { id, release: () => this.release(id) };
   }
 
@@ -158,10 +179,33 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   }
 
   private async release(id: string): Promise<void> {
-    const slots = this.live.get(id);
+    const slots = this.untrack(id);
     if (!slots) return;
-    this.live.delete(id);
     await this.queueRemoval(slots, id);
+  }
+
+  private track(id: string, slots: HeldSlots): void {
+    this.live.set(id, slots);
+    for (const key of slots) {
+      const sets = this.setsBySlice[sliceOf(key)]!;
+      let ids = sets.get(key);
+      if (!ids) sets.set(key, (ids = new Set()));
+      ids.add(id);
+    }
+  }
+
+  /** Stops renewing lease `id`; returns its slots, or undefined when it was not live. */
+  private untrack(id: string): HeldSlots | undefined {
+    const slots = this.live.get(id);
+    if (!slots) return undefined;
+    this.live.delete(id);
+    for (const key of slots) {
+      const sets = this.setsBySlice[sliceOf(key)]!;
+      const ids = sets.get(key);
+      ids?.delete(id);
+      if (ids?.size === 0) sets.delete(key);
+    }
+    return slots;
   }
 
   /**
@@ -211,44 +255,46 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     }
   }
 
-  private async renewAll(): Promise<void> {
+  /**
+   * One tick: the slice whose turn it is becomes due, and unless a renewal is still running, every
+   * due slice is renewed now (a slice whose turn came during a slow renewal is not skipped).
+   */
+  private async renewDue(): Promise<void> {
+    this.dueSlices.add(this.tickCount++ % RENEWAL_SLICES);
     if (this.renewing || this.live.size === 0) return;
     this.renewing = true;
+    const slices = [...this.dueSlices];
+    this.dueSlices.clear();
     try {
-      const lost = await this.renewRound();
+      const lost = await this.renewSlices(slices);
       for (const id of lost) {
-        const slots = this.live.get(id);
+        const slots = this.untrack(id);
         if (!slots) continue; // released while the round ran
-        this.live.delete(id);
         this.report(new StreamLeaseLostError(id));
         await this.removeSlots(slots, id);
       }
     } catch (err) {
-      // The next round retries every lease; two more rounds fit in a lease before any slot expires.
+      // The slices come round again next period; two more fit in a lease before any slot expires.
       this.report(err);
     } finally {
       this.renewing = false;
     }
   }
 
-  /** Renews every live lease, one script call per set and chunk, side by side; returns the ids whose slots were gone. */
-  private async renewRound(): Promise<Set<string>> {
-    const idsBySet = new Map<string, string[]>();
-    for (const [id, slots] of this.live) {
-      for (const key of slots) {
-        const ids = idsBySet.get(key) ?? [];
-        ids.push(id);
-        idsBySet.set(key, ids);
-      }
-    }
+  /** Renews every set of `slices`, one script call per set and chunk, side by side; returns the ids whose slots were gone. */
+  private async renewSlices(slices: readonly number[]): Promise<Set<string>> {
     const lost = new Set<string>();
     const calls: Array<Promise<unknown>> = [];
-    for (const [key, ids] of idsBySet) {
-      for (let i = 0; i < ids.length; i += RENEW_CHUNK) {
-        const renewal = runLua(this.handle.redis, RENEW_SLOTS, [key], [this.settings.leaseMs, this.keyTtlMs(), ...ids.slice(i, i + RENEW_CHUNK)]);
-        calls.push(renewal.then((reply) => parseLost(reply).forEach((id) => lost.add(id))));
+    for (const slice of slices) {
+      for (const [key, idSet] of this.setsBySlice[slice]!) {
+        const ids = [...idSet];
+        for (let i = 0; i < ids.length; i += RENEW_CHUNK) {
+          const renewal = runLua(this.handle.redis, RENEW_SLOTS, [key], [this.settings.leaseMs, this.keyTtlMs(), ...ids.slice(i, i + RENEW_CHUNK)]);
+          calls.push(renewal.then((reply) => parseLost(reply).forEach((id) => lost.add(id))));
+        }
       }
     }
+    if (calls.length === 0) return lost;
     const failures = await settleWithin(calls, Math.max(this.timeoutMs, Math.floor(this.settings.leaseMs / 3)));
     for (const err of failures) this.report(err);
     return lost;
