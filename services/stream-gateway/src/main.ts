@@ -7,13 +7,16 @@ import { openPlatform } from '@chat/platform';
 import { loadConfigOrExit } from '@chat/service-config';
 import { once } from 'node:events';
 import { loadGatewayConfig } from './config.ts';
+import { attachStreamFront } from './http/stream-front.ts';
 import { createGatewayRuntime } from './runtime.ts';
 
 const config = loadConfigOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ name: 'stream-gateway', level: config.log.level });
 const platform = await openPlatform({ ...config, streamCaps: config.gateway.caps }, logger);
 const gateway = createGatewayRuntime({ platform, logger, engine: config.gateway.engine });
-const server = createLimitedServer(gateway.listener, config.http.limits).listen(config.http.port, config.http.host);
+const server = createLimitedServer(gateway.listener, config.http.limits);
+attachStreamFront(server, { routes: gateway.fastRoutes, headersTimeoutMs: config.http.limits.headersTimeoutMs });
+server.listen(config.http.port, config.http.host);
 await once(server, 'listening');
 let draining = false;
 const admin = await startAdminServer({

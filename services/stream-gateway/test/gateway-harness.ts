@@ -13,6 +13,7 @@ import { assemblePlatform } from '@chat/platform';
 import { pino } from 'pino';
 import { ulid } from 'ulid';
 import { createGatewayRuntime, type GatewayRuntime } from '../src/runtime.ts';
+import { attachStreamFront } from '../src/http/stream-front.ts';
 import type { StreamEngineSettings } from '../src/settings.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -89,7 +90,10 @@ export class GatewayHarness {
       cursor: { secret: 'gateway-test-cursor-secret-0123456789abcdef', previousSecrets: [] },
     });
     this.gateway = createGatewayRuntime({ platform, logger: silent, ...(this.options.engine ? { engine: this.options.engine } : {}) });
-    this.server = createServer(this.options.target === 'postgres+redis' ? this.gateway.listener : this.gateway.app).listen(0, '127.0.0.1');
+    // The standalone shape: Node's server with the gateway's own front for stream GETs, as main.ts runs it.
+    this.server = createServer(this.options.target === 'postgres+redis' ? this.gateway.listener : this.gateway.app);
+    if (this.options.target === 'postgres+redis') attachStreamFront(this.server, { routes: this.gateway.fastRoutes, headersTimeoutMs: 20_000 });
+    this.server.listen(0, '127.0.0.1');
     await once(this.server, 'listening');
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }

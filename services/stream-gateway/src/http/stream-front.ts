@@ -1,0 +1,77 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { matchPlainRoute, type FastRoute } from '@chat/http-kit';
+import { RawStreamResponse } from './raw-stream-response.ts';
+import { readRequestHead, type PlainGetHead } from './request-head.ts';
+
+/** What Node's server answers a client whose head is late. */
+const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+
+export interface StreamFrontOptions {
+  /** The stream GETs it serves itself; anything else goes to the server's own handling. */
+  routes: readonly FastRoute[];
+  /** The first request's head must arrive within this time, or the client gets 408 and the connection closes, as from Node's server. */
+  headersTimeoutMs: number;
+  /** Largest head it reads itself (Node's default `maxHeaderSize`). @defaultValue 16384 */
+  maxHeadBytes?: number;
+}
+
+/**
+ * The gateway's own front for stream GETs, in front of Node's HTTP server on the same port. It
+ * reads the first request of each connection; a plain HTTP/1.1 GET of a stream route (see
+ * request-head.ts) is served on the socket directly, with the same route, middleware and session as
+ * through Node's server, and the connection is the stream's alone. Everything else (another method
+ * or path, a request Node would have to settle) goes to Node's
+ * server with the bytes read so far put back, as if it had read them itself. A first head that does
+ * not arrive within `headersTimeoutMs` gets the 408 Node's server would send.
+ *
+ * Why: an open stream is idle almost all its life, and through Node's server each one keeps a
+ * request, a response and an HTTP parser with its native state, a few KiB a stream; this way it
+ * keeps a socket and the session.
+ */
+export function attachStreamFront(server: Server, options: StreamFrontOptions): void {
+  const maxHeadBytes = options.maxHeadBytes ?? 16 * 1024;
+  // Node's own connection handling, taken off the event and called for the sockets handed over.
+  const nodeListeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  const handOver = (socket: Socket, read: Buffer | undefined): void => {
+    if (read && read.length > 0) socket.unshift(read);
+    for (const listener of nodeListeners) listener.call(server, socket);
+  };
+  server.on('connection', (socket: Socket) => {
+    let read: Buffer | undefined;
+    const timer = setTimeout(() => finish(() => socket.end(REQUEST_TIMEOUT)), options.headersTimeoutMs);
+    const onData = (chunk: Buffer): void => {
+      read = read ? Buffer.concat([read, chunk]) : chunk;
+      const reading = readRequestHead(read, maxHeadBytes);
+      if (reading.kind === 'incomplete') return;
+      const head = reading.kind === 'plain-get' ? reading.head : undefined;
+      const match = head && head.length === read.length ? matchPlainRoute(head.target, options.routes) : undefined;
+      const bytes = read;
+      if (!head || !match) finish(() => handOver(socket, bytes));
+      else finish(() => serve(socket, head, match));
+    };
+    const onGone = (): void => finish(() => socket.destroy());
+    function finish(next: () => void): void {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('end', onGone);
+      socket.off('error', onGone);
+      next();
+    }
+    socket.on('data', onData);
+    socket.on('end', onGone);
+    socket.on('error', onGone);
+  });
+
+  function serve(socket: Socket, head: PlainGetHead, match: { route: FastRoute; params: Record<string, string>; query: string }): void {
+    // The stream is read by nothing from here on: a client sending more gets no answer to it. A
+    // client that half-closes is gone, as Node's server takes it (it aborts the request).
+    socket.on('error', () => socket.destroy());
+    socket.once('end', () => socket.destroy());
+    socket.setNoDelay(true);
+    const req = { method: 'GET', url: head.target, headers: head.headers, rawHeaders: [] as string[], httpVersion: '1.1', socket };
+    const res = new RawStreamResponse(socket, req);
+    match.route.serve(req as unknown as IncomingMessage, res as unknown as ServerResponse, { params: match.params, query: match.query });
+  }
+}
