@@ -4,7 +4,7 @@ import { createHttpEntry } from '@chat/http-kit';
 import { createNotifierRuntime } from '@chat/notifier';
 import { createLogger } from '@chat/observability';
 import { openPlatform } from '@chat/platform';
-import { createGatewayRuntime } from '@chat/stream-gateway';
+import { attachStreamFront, createGatewayRuntime } from '@chat/stream-gateway';
 import { createViewerRoutes } from '@chat/viewer';
 import type { AllInOneConfig } from './config.ts';
 import { demoBanner } from './demo-banner.ts';
@@ -57,7 +57,11 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
 
   let url = '';
   const viewer = createViewerRoutes(() => viewerConfig({ url, coreUrl, demo: devCore !== undefined && !config.devCore.fixturePath }));
-  const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes, ...viewer], api.app), config.http.port, config.http.host, config.http.limits);
+  // Stream GETs are read off the socket by the gateway's own front (held streams keep no Node request
+  // or response); every other request goes through the one entry: fast routes first, then express.
+  const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes, ...viewer], api.app), config.http.port, config.http.host, config.http.limits, (server) =>
+    attachStreamFront(server, { routes: gateway.fastRoutes, headersTimeoutMs: config.http.limits.headersTimeoutMs }),
+  );
   url = `http://127.0.0.1:${http.port}`;
   logger.info({ url, coreUrl, database: platform.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'chat listening');
 

@@ -14,8 +14,17 @@ export interface RunningHttpServer {
 }
 
 /** Listens with the slow-client limits set (reliability test 13) and resolves once the port is open. */
-export async function listen(listener: RequestListener, port: number, host: string, limits: HttpServerLimits = DEFAULT_HTTP_SERVER_LIMITS): Promise<RunningHttpServer> {
-  const server = createLimitedServer(listener, limits).listen(port, host);
+export async function listen(
+  listener: RequestListener,
+  port: number,
+  host: string,
+  limits: HttpServerLimits = DEFAULT_HTTP_SERVER_LIMITS,
+  /** Called with the server before it listens (the all-in-one attaches the gateway's stream front). */
+  prepare?: (server: Server) => void,
+): Promise<RunningHttpServer> {
+  const server = createLimitedServer(listener, limits);
+  prepare?.(server);
+  server.listen(port, host);
   await once(server, 'listening');
   return {
     server,

@@ -17,3 +17,4 @@ export { resumeCursor } from './domain/resume-input.ts';
 export { durableFrame, controlFrame, singleLineJson } from './domain/sse-frame.ts';
 export { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
 export { streamFastRoutes } from './routes/stream-listener.ts';
+export { attachStreamFront, type StreamFrontOptions } from './http/stream-front.ts';
