@@ -2,7 +2,8 @@
 #
 # One image for every repo-chat service; the Deployment's workingDir and command pick the service
 # (default: the API). Each service runs as compiled JavaScript with plain `node`: the build stage
-# compiles the workspace (`tsc` into each package's dist/) with the development dependencies, then
+# compiles the workspace (`tsc` into each package's dist/, then esbuild bundles each service's entry
+# into one file: scripts/bundle-service.mjs) with the development dependencies, then
 # `pnpm deploy --prod` writes the all-in-one package (which depends on every service) with its
 # production dependencies only: each workspace package contributes what its package.json `files`
 # lists (dist/, and the migrations and the OpenAPI document where needed). The runtime stage copies

@@ -34,24 +34,21 @@ export function bundleFile(body: Buffer, contentType: string): BundleFile {
 }
 
 /**
- * Reads the built viewer (`dist/`) once: a handful of small files, so serving them from memory
- * spares a disk read per request and lets each be compressed once. A missing bundle is an empty map.
+ * Reads the built page once: `dist/index.html` and the files of `dist/assets/`, what the routes serve
+ * (the same folder holds the viewer's server, bundled, which is not served). A handful of small
+ * files, so serving them from memory spares a disk read per request and lets each be compressed
+ * once. A missing bundle is an empty map.
  */
 export function loadBundle(directory: string): Map<string, BundleFile> {
   const files = new Map<string, BundleFile>();
-  if (!existsSync(directory)) return files;
-  const walk = (dir: string, prefix: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      const urlPath = `${prefix}/${entry.name}`;
-      if (entry.isDirectory()) {
-        walk(path, urlPath);
-        continue;
-      }
-      if (entry.name.endsWith('.map') || entry.name === 'meta.json') continue;
-      files.set(urlPath, bundleFile(readFileSync(path), CONTENT_TYPES[extname(entry.name)] ?? 'application/octet-stream'));
-    }
-  };
-  walk(directory, '');
+  const index = join(directory, 'index.html');
+  if (!existsSync(index)) return files;
+  files.set('/index.html', bundleFile(readFileSync(index), CONTENT_TYPES['.html']!));
+  const assets = join(directory, 'assets');
+  if (!existsSync(assets)) return files;
+  for (const entry of readdirSync(assets, { withFileTypes: true })) {
+    if (!entry.isFile() || entry.name.endsWith('.map')) continue;
+    files.set(`/assets/${entry.name}`, bundleFile(readFileSync(join(assets, entry.name)), CONTENT_TYPES[extname(entry.name)] ?? 'application/octet-stream'));
+  }
   return files;
 }
