@@ -81,7 +81,7 @@ export const idleScenario: StreamScenario = {
           `${formatCount(r.held)} of ${formatCount(r.target)} held, ${round(r.kibPerStream, 1)} KiB RSS each ` +
           `(RSS ${formatCount(r.rssBeforeKiB / 1024)} → ${formatCount(r.rssAfterKiB / 1024)} MiB; opened in ${round(r.openSeconds, 1)} s` +
           `${formatFailures(r.openFailures)})`,
-        target: '18,000 streams at ≤ 16 KiB each',
+        target: '18,000 streams at ≤ 10 KiB each',
       },
     ];
   },
