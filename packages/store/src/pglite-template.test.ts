@@ -98,4 +98,16 @@ describe('PGlite template: an empty data directory starts from a tarball the bui
     expect(reasons).to.have.length(1);
     expect(reasons[0]!.message).to.include(`the PGlite template was built with PGlite 0.0.1, this is ${manifest.pglite}`);
   });
+
+  it('refuses a template whose migrations read differently from the migration files', async () => {
+    const stale = join(work, 'stale-migration.tar.gz');
+    await writeFile(stale, await readFile(template));
+    const manifest = JSON.parse(await readFile(`${template}.json`, 'utf8')) as { migrations: Record<string, string> };
+    await writeFile(`${stale}.json`, JSON.stringify({ ...manifest, migrations: { ...manifest.migrations, '0002_inbox.sql': 'an older text' } }));
+    const reasons: Error[] = [];
+    const db = await startPgliteThread(join(work, 'stale-migration'), { template: stale, onTemplateUnusable: (err) => reasons.push(err) });
+    await db.close();
+    expect(db.origin).to.equal('initdb');
+    expect(reasons.map((e) => e.message)).to.deep.equal(["the PGlite template holds migrations that differ from this build's: 0002_inbox.sql"]);
+  });
 });

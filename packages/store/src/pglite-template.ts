@@ -2,12 +2,13 @@
  * The PGlite template: a gzipped tarball of a data directory that initdb and every migration of this
  * build made, which an empty data directory starts from (see startPgliteThread) instead of running
  * initdb on first start. It holds the schema only: rows such as the service keys are made by each
- * installation at its own start. Its manifest (`<file>.json`) names the PGlite that wrote it, which
- * is the only one that loads it.
+ * installation at its own start. Its manifest (`<file>.json`, pglite-template-manifest.ts) names the
+ * PGlite that wrote it, the only one that loads it, and the migrations it holds.
  */
 import { writeFile } from 'node:fs/promises';
 import { pgliteDatabase } from './database.ts';
 import { migrate } from './migrate.ts';
+import { migrationDigests, type PgliteTemplateManifest } from './pglite-template-manifest.ts';
 import { startPgliteThread } from './pglite-thread.ts';
 
 export async function writePgliteTemplate(file: string): Promise<{ migrations: string[]; bytes: number }> {
@@ -16,7 +17,8 @@ export async function writePgliteTemplate(file: string): Promise<{ migrations: s
     const migrations = await migrate(pgliteDatabase(client));
     const { pglite, tarball } = await client.dumpDataDir();
     await writeFile(file, tarball);
-    await writeFile(`${file}.json`, `${JSON.stringify({ pglite, migrations }, null, 2)}\n`);
+    const manifest: PgliteTemplateManifest = { pglite, migrations: migrationDigests(migrations) };
+    await writeFile(`${file}.json`, `${JSON.stringify(manifest, null, 2)}\n`);
     return { migrations, bytes: tarball.byteLength };
   } finally {
     await client.close();

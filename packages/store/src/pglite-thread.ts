@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { checkTemplateMigrations } from './pglite-template-manifest.ts';
 
 /** What the store asks of PGlite: the part of its interface that drizzle and sql-client.ts use. */
 export interface PgliteQueryable {
@@ -87,6 +88,7 @@ export async function startPgliteThread(dataDir: string | undefined, options: Pg
     const template = options.template ?? PGLITE_TEMPLATE_FILE;
     try {
       if (!existsSync(template)) throw new Error(`there is no PGlite template at ${template}`);
+      checkTemplateMigrations(template);
       return await spawnPgliteThread({ dataDir, template }, 'template');
     } catch (err) {
       options.onTemplateUnusable?.(err as Error);
