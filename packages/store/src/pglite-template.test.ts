@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pgliteDatabase } from './database.ts';
@@ -32,8 +32,9 @@ describe('PGlite template: an empty data directory starts from a tarball the bui
     expect(existsSync(`${PGLITE_TEMPLATE_FILE}.json`)).to.equal(true);
   });
 
-  it('starts an empty directory from the template: every migration applied, no service key, within PGlite opened memory', async () => {
+  it('starts a directory without a database from the template: every migration applied, no service key, within PGlite opened memory', async () => {
     const dataDir = join(work, 'from-template');
+    await mkdir(join(dataDir, 'lost+found'), { recursive: true });
     const rssBefore = process.memoryUsage().rss;
     const db = await startPgliteThread(dataDir, { template, onTemplateUnusable: (err) => expect.fail(`template unusable: ${err.message}`) });
     try {
@@ -75,12 +76,16 @@ describe('PGlite template: an empty data directory starts from a tarball the bui
     await writeFile(broken, bytes.subarray(0, bytes.length >> 1));
     await writeFile(`${broken}.json`, await readFile(`${template}.json`));
     const dataDir = join(work, 'broken-template');
+    // A volume's own folder, which neither the failed load nor initdb may touch.
+    await mkdir(join(dataDir, 'lost+found'), { recursive: true });
+    await writeFile(join(dataDir, 'lost+found', 'kept'), 'kept');
     const reasons: Error[] = [];
     const db = await startPgliteThread(dataDir, { template: broken, onTemplateUnusable: (err) => reasons.push(err) });
     try {
       expect(reasons).to.have.length(1);
       expect(db.origin).to.equal('initdb');
       expect((await db.query<{ n: number }>('SELECT 1 AS n')).rows).to.deep.equal([{ n: 1 }]);
+      expect(await readFile(join(dataDir, 'lost+found', 'kept'), 'utf8')).to.equal('kept');
     } finally {
       await db.close();
     }

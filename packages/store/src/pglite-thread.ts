@@ -73,10 +73,10 @@ interface Reply {
  * When the thread dies, every call in flight and every later one fails with "PGlite is closed",
  * which the store reports as STORE_UNAVAILABLE.
  *
- * An empty data directory starts from the template: a tarball of a database that initdb and every
- * migration of this build made, unpacked by the thread that then keeps the database (~1 s of CPU,
- * against ~4 s for initdb). Without a usable template, or in a directory that holds files but no
- * database, it is initialized by a thread of its own, which then exits: initdb grows PGlite's
+ * A data directory without a database starts from the template: a tarball of a database that
+ * initdb and every migration of this build made, unpacked by the thread that then keeps the
+ * database (~1 s of CPU, against ~4 s for initdb); files already there (a volume's lost+found) stay. Without a usable
+ * template it is initialized by a thread of its own, which then exits: initdb grows PGlite's
  * WebAssembly memory to ~800 MB, which it never gives back, while a PGlite opened on an initialized
  * directory holds ~300 MB. The process keeps the smaller one for its lifetime (an in-memory
  * database has nowhere to keep initdb's work).
@@ -84,16 +84,15 @@ interface Reply {
 export async function startPgliteThread(dataDir: string | undefined, options: PgliteStartOptions = {}): Promise<PgliteHandle> {
   if (dataDir === undefined) return spawnPgliteThread({ dataDir }, 'initdb');
   if (holdsDatabase(dataDir)) return spawnPgliteThread({ dataDir }, 'opened');
-  if (isEmpty(dataDir)) {
-    const template = options.template ?? PGLITE_TEMPLATE_FILE;
-    try {
-      if (!existsSync(template)) throw new Error(`there is no PGlite template at ${template}`);
-      checkTemplateMigrations(template);
-      return await spawnPgliteThread({ dataDir, template }, 'template');
-    } catch (err) {
-      options.onTemplateUnusable?.(err as Error);
-      await emptyDirectory(dataDir);
-    }
+  const template = options.template ?? PGLITE_TEMPLATE_FILE;
+  const found = entriesOf(dataDir);
+  try {
+    if (!existsSync(template)) throw new Error(`there is no PGlite template at ${template}`);
+    checkTemplateMigrations(template);
+    return await spawnPgliteThread({ dataDir, template }, 'template');
+  } catch (err) {
+    options.onTemplateUnusable?.(err as Error);
+    await removeEntriesBesides(dataDir, found);
   }
   await (await spawnPgliteThread({ dataDir }, 'initdb')).close();
   return spawnPgliteThread({ dataDir }, 'initdb');
@@ -104,14 +103,15 @@ function holdsDatabase(dataDir: string): boolean {
   return dataDir.includes('://') || existsSync(join(dataDir, 'PG_VERSION'));
 }
 
-function isEmpty(dir: string): boolean {
-  return !existsSync(dir) || readdirSync(dir).length === 0;
+/** What the directory holds (a volume's lost+found, say); nothing when it does not exist yet. */
+function entriesOf(dir: string): Set<string> {
+  return new Set(existsSync(dir) ? readdirSync(dir) : []);
 }
 
-/** What a failed load left; the directory itself stays, as it may be a mount point. */
-async function emptyDirectory(dir: string): Promise<void> {
-  if (!existsSync(dir)) return;
-  await Promise.all(readdirSync(dir).map((name) => rm(join(dir, name), { recursive: true, force: true })));
+/** Removes what a failed load left, and only that: the directory may be a volume's mount point. */
+async function removeEntriesBesides(dir: string, kept: Set<string>): Promise<void> {
+  const left = [...entriesOf(dir)].filter((name) => !kept.has(name));
+  await Promise.all(left.map((name) => rm(join(dir, name), { recursive: true, force: true })));
 }
 
 async function spawnPgliteThread(workerData: { dataDir: string | undefined; template?: string }, origin: PgliteOrigin): Promise<PgliteHandle> {
