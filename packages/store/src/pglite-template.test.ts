@@ -43,6 +43,7 @@ describe('PGlite template: an empty data directory starts from a tarball the bui
       expect(await appliedMigrations(db)).to.deep.equal(migrations);
       expect(await migrate(pgliteDatabase(db))).to.deep.equal([]);
       expect((await db.query('SELECT * FROM service_keys')).rows).to.deep.equal([]);
+      expect((await db.query('SELECT datname FROM pg_database')).rows).to.deep.equal([{ datname: 'postgres' }]);
       // initdb grows PGlite's memory to ~800 MB; a loaded template stays near an opened database's ~300 MB.
       const grownMiB = (process.memoryUsage().rss - rssBefore) / 1048576;
       expect(grownMiB, 'RSS growth in MiB').to.be.below(500);

@@ -9,12 +9,13 @@ import { writeFile } from 'node:fs/promises';
 import { pgliteDatabase } from './database.ts';
 import { migrate } from './migrate.ts';
 import { migrationDigests, type PgliteTemplateManifest } from './pglite-template-manifest.ts';
-import { startPgliteThread } from './pglite-thread.ts';
+import { startPgliteThread, type PgliteHandle } from './pglite-thread.ts';
 
 export async function writePgliteTemplate(file: string): Promise<{ migrations: string[]; bytes: number }> {
   const client = await startPgliteThread(undefined);
   try {
     const migrations = await migrate(pgliteDatabase(client));
+    await dropTemplateDatabases(client);
     const { pglite, tarball } = await client.dumpDataDir();
     await writeFile(file, tarball);
     const manifest: PgliteTemplateManifest = { pglite, migrations: migrationDigests(migrations) };
@@ -23,4 +24,15 @@ export async function writePgliteTemplate(file: string): Promise<{ migrations: s
   } finally {
     await client.close();
   }
+}
+
+/**
+ * The store lives in the one database PGlite opens (`postgres`). The cluster's template0 and
+ * template1 serve only CREATE DATABASE, which nothing runs on the embedded database, and are ~600 of
+ * the ~1,000 files a first start creates (each file created is ~0.75 ms of the kernel's time here).
+ */
+async function dropTemplateDatabases(client: PgliteHandle): Promise<void> {
+  await client.exec("UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')");
+  await client.exec('DROP DATABASE template0');
+  await client.exec('DROP DATABASE template1');
 }
