@@ -6,8 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { loadManifestTree } from '@chat/k8s-validate';
 import { testConfig } from '../harness/test-config.ts';
@@ -72,6 +75,35 @@ describe('production image (Dockerfile, laid out without a Docker engine)', func
     expect(missing).to.deep.equal([]);
     expect(existsSync(join(packageFolder('@chat/store'), 'migrations', '0001_rooms_messages.sql'))).to.equal(true);
     expect(existsSync(join(packageFolder('@chat/contracts'), 'openapi.json'))).to.equal(true);
+  });
+
+  it("holds the store's PGlite template, which an empty data directory starts from with the image's PGlite", async () => {
+    const store = packageFolder('@chat/store');
+    expect(existsSync(join(store, 'dist', 'pglite-template.tar.gz'))).to.equal(true);
+    const dataDir = await mkdtemp(join(tmpdir(), 'chat-image-template-'));
+    try {
+      // The image's own store module and PGlite, as the all-in-one's first start uses them (a file:
+      // PGlite's worker thread inherits node's options, and --input-type refuses a file).
+      const probe = join(dataDir, 'probe.mjs');
+      await writeFile(
+        probe,
+        `const { startPgliteThread } = await import(${JSON.stringify(pathToFileURL(join(store, 'dist', 'pglite-thread.js')).href)});
+        const db = await startPgliteThread(process.argv[2], { onTemplateUnusable: (err) => console.log('unusable: ' + err.message) });
+        const { rows } = await db.query('SELECT count(*)::int AS n FROM chat_migrations');
+        console.log(JSON.stringify({ origin: db.origin, migrations: rows[0].n }));
+        await db.close();\n`,
+      );
+      const child = spawn(process.execPath, [probe, join(dataDir, 'data')], { cwd: store, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code, output).to.equal(0);
+      const migrations = readdirSync(join(store, 'migrations')).filter((f) => f.endsWith('.sql')).length;
+      expect(output.trim()).to.equal(JSON.stringify({ origin: 'template', migrations }));
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("holds the viewer's built page and assets, without the bundler's metadata", () => {
@@ -146,6 +178,8 @@ describe('production image (Dockerfile, laid out without a Docker engine)', func
       }
       console.log(`      ready after (ms, spawn to first successful probe): ${JSON.stringify(times)}`);
       expect(Object.keys(times)).to.have.members(COMPILED_SERVICES.map((s) => s.name));
+      // Its DATA_DIR was empty: the database came from the store's PGlite template, not initdb.
+      expect(startedByName.get('all-in-one')!.service.log).not.to.match(/PGlite template/);
     });
 
     it("the all-in-one and the viewer's own server answer / with the viewer's page and its assets", async () => {

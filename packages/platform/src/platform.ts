@@ -89,7 +89,9 @@ export interface PlatformParts {
 
 /** Opens (and migrates) the database, the backbone, and everything built on them, once for the process. */
 export async function openPlatform(config: PlatformConfig, logger: Logger): Promise<Platform> {
-  const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize, pooler: config.database.pooler }));
+  const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize, pooler: config.database.pooler }), {
+    onPgliteTemplateUnusable: (err) => logger.warn({ err }, 'no usable PGlite template: initdb initializes the data directory'),
+  });
   try {
     await migrate(database);
   } catch (err) {

@@ -9,7 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { DatabasePooler } from '@chat/service-config';
 import { schema } from './schema.ts';
-import { startPgliteThread } from './pglite-thread.ts';
+import { startPgliteThread, type PgliteHandle, type PgliteStartOptions } from './pglite-thread.ts';
 import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql-client.ts';
 
 export type ChatDb = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -48,9 +48,10 @@ export interface Database {
  * Opens the database. For PostgreSQL the pool fails fast when the server is gone (connect timeout)
  * and bounds every statement, so an outage turns into a quick 503 rather than a hung request.
  */
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+export async function openDatabase(target: DatabaseTarget, options: { onPgliteTemplateUnusable?: PgliteStartOptions['onTemplateUnusable'] } = {}): Promise<Database> {
   if (target.kind === 'postgres') return openPostgres(target);
-  return openPglite(target);
+  const { onPgliteTemplateUnusable } = options;
+  return pgliteDatabase(await startPgliteThread(target.dataDir, onPgliteTemplateUnusable ? { onTemplateUnusable: onPgliteTemplateUnusable } : {}));
 }
 
 function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Database {
@@ -85,8 +86,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
   };
 }
 
-async function openPglite(target: Extract<DatabaseTarget, { kind: 'pglite' }>): Promise<Database> {
-  const client = await startPgliteThread(target.dataDir);
+export function pgliteDatabase(client: PgliteHandle): Database {
   // drizzle's PGlite session only calls query() and transaction(), which the thread's handle has.
   const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as ChatDb;
   return {

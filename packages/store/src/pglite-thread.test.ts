@@ -89,11 +89,12 @@ describe('PGlite on its own thread', () => {
     expect(isStoreUnavailable(err)).to.equal(false);
   });
 
-  it('initializes a fresh data directory on a thread that then exits, and keeps only an opened database in memory', async () => {
+  it('without a template, initializes a fresh data directory on a thread that then exits, and keeps only an opened database in memory', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'chat-pglite-fresh-'));
     const rssBefore = process.memoryUsage().rss;
-    const db = await startPgliteThread(join(fresh, 'data'));
+    const db = await startPgliteThread(join(fresh, 'data'), { template: join(fresh, 'no-template.tar.gz') });
     try {
+      expect(db.origin).to.equal('initdb');
       await db.exec('CREATE TABLE kept (id integer)');
       await db.query('INSERT INTO kept VALUES (1)');
       // initdb alone grows PGlite's memory to ~800 MB; an opened database holds ~300 MB.

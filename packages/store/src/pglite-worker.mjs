@@ -4,13 +4,16 @@
 // Requests: { id, op, ... }; replies: { id, result } or { id, error }. Queries and execs run on the
 // database, or inside the open transaction `tx` when given. A transaction holds PGlite's lock from
 // `begin` until `end`, exactly as PGlite.transaction() does in one thread.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
 const ROLLBACK = Symbol('rollback');
 const keepText = (value) => value;
 
-const db = workerData.dataDir ? new PGlite(workerData.dataDir) : new PGlite();
+const db = open(workerData);
 /** Open transactions by id: PGlite's transaction handle and how to end it. */
 const transactions = new Map();
 let nextTransactionId = 1;
@@ -42,9 +45,38 @@ async function run(request) {
     case 'close':
       await db.close();
       return null;
+    case 'dump':
+      return dump();
     default:
       throw new Error(`unknown PGlite thread request ${String(request.op)}`);
   }
+}
+
+/**
+ * `template`: the path of a data directory tarball (see pglite-template.ts) that an empty `dataDir`
+ * starts from instead of initdb. Its manifest must name the PGlite installed here: a data directory
+ * written by another PostgreSQL build may not load.
+ */
+function open({ dataDir, template }) {
+  if (!dataDir) return new PGlite();
+  if (!template) return new PGlite(dataDir);
+  const manifest = JSON.parse(readFileSync(`${template}.json`, 'utf8'));
+  const installed = installedPgliteVersion();
+  if (manifest.pglite !== installed) throw new Error(`the PGlite template was built with PGlite ${manifest.pglite}, this is ${installed}`);
+  return new PGlite(dataDir, { loadDataDir: new Blob([readFileSync(template)]) });
+}
+
+function installedPgliteVersion() {
+  // The package exports no package.json; its main module is dist/index.cjs.
+  const main = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  return JSON.parse(readFileSync(join(dirname(main), '..', 'package.json'), 'utf8')).version;
+}
+
+/** The data directory as a gzipped tarball, with everything written so far in its data files. */
+async function dump() {
+  await db.exec('CHECKPOINT');
+  const tarball = await db.dumpDataDir('gzip');
+  return { pglite: installedPgliteVersion(), tarball: new Uint8Array(await tarball.arrayBuffer()) };
 }
 
 function on(transactionId) {
