@@ -27,8 +27,6 @@ export interface StreamHubOptions {
    * @defaultValue 1000
    */
   tickMs?: number;
-  /** Live deliveries made per turn of the event loop (see {@link FanOutQueue}). @defaultValue 256 */
-  fanOutSlice?: number;
   /** @defaultValue Date.now */
   now?: () => number;
 }
@@ -70,7 +68,7 @@ export class StreamHub {
   constructor(private readonly options: StreamHubOptions) {
     this.tickMs = options.tickMs ?? 1000;
     this.now = options.now ?? Date.now;
-    this.fanOut = new FanOutQueue((session, live) => this.deliverTo(session, live), options.fanOutSlice);
+    this.fanOut = new FanOutQueue((session, live) => this.deliverTo(session, live));
   }
 
   /**
@@ -182,7 +180,7 @@ export class StreamHub {
     const { source, settings } = first;
     if (source.fromLive) return { sessions, orderer: undefined };
     const orderer = new ScopeOrderer({
-      deliver: (event) => this.deliver(sessions, event),
+      deliver: (event) => this.fanOut.push(sessions, event),
       // Every stream of the scope reads the same rows; the room source shares the page read.
       readAfter: (afterSeq, limit) => source.readAfter(afterSeq, limit),
       gapGraceMs: settings.gapGraceMs,
@@ -198,11 +196,7 @@ export class StreamHub {
     const scope = this.scopes.get(event.channel)?.get(event.scopeKey);
     if (!scope) return;
     if (scope.orderer) scope.orderer.accept(event.seq, event.data);
-    else this.deliver(scope.sessions, new LiveEvent(event.seq, event.data));
-  }
-
-  private deliver(sessions: Set<HubSession>, live: LiveEvent): void {
-    this.fanOut.push(sessions, live);
+    else this.fanOut.push(scope.sessions, new LiveEvent(event.seq, event.data));
   }
 
   private deliverTo(session: HubSession, live: LiveEvent): void {
