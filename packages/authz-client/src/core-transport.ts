@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Http1Client, type Http1ClientOptions } from './http1/http1-client.ts';
 
 /** A raw answer from core: its status and body text, not yet interpreted. */
 export interface CoreHttpResponse {
@@ -13,47 +13,15 @@ export interface CoreTransport {
 }
 
 /**
- * Core is called on every request, so the call path is undici's `request` on a keep-alive agent
- * rather than `fetch`: fetch's WHATWG request/response/stream objects were ~15 % of an API process's
- * CPU. Redirects are not followed (the status comes back as is) and an answer larger than
- * `maxResponseBytes` is an error.
+ * Core is called on every chat request, so the call path is a small HTTP/1.1 client on plain
+ * `net`/`tls` sockets (keep-alive pool per origin, one write per request, an incremental response
+ * parser, one timer per call) rather than undici, whose per-call machinery (request handler, abort
+ * signal, header objects, body stream and its async iteration) cost about 70 µs of CPU per call in
+ * an API profile at 500 appends/s (see tests/bench/core-transport-cost.ts for the figures of both).
+ * Redirects are not followed (the status comes back as is) and an answer larger than
+ * `maxResponseBytes` is an error. Both http: and https: are spoken: deployments reach core over
+ * https, development and tests over http.
  */
-export function createCoreTransport(options: { connectionsPerOrigin?: number } = {}): CoreTransport {
-  const dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: options.connectionsPerOrigin ?? 128 });
-  return {
-    async send(url, init) {
-      // A timer cleared once the answer is read, not AbortSignal.timeout: that one fires (and builds
-      // a DOMException and an abort event) for every call, long after the call is done.
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(new Error(`core did not answer within ${init.timeoutMs} ms`)), init.timeoutMs);
-      try {
-        const response = await request(url, {
-          method: init.method,
-          headers: init.headers,
-          body: init.body,
-          signal: abort.signal,
-          dispatcher,
-        });
-        const declared = Number(response.headers['content-length'] ?? 0);
-        if (declared > init.maxResponseBytes) {
-          response.body.destroy();
-          throw new Error(`core answer of ${declared} bytes`);
-        }
-        const chunks: Buffer[] = [];
-        let length = 0;
-        for await (const chunk of response.body) {
-          length += (chunk as Buffer).length;
-          if (length > init.maxResponseBytes) {
-            response.body.destroy();
-            throw new Error(`core answer over ${init.maxResponseBytes} bytes`);
-          }
-          chunks.push(chunk as Buffer);
-        }
-        return { status: response.statusCode, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8') };
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    close: () => dispatcher.close(),
-  };
+export function createCoreTransport(options: Http1ClientOptions = {}): CoreTransport {
+  return new Http1Client(options);
 }
