@@ -1,6 +1,6 @@
 import { OriginPool } from './origin-pool.ts';
 import { PendingCall, type CallResult } from './pending-call.ts';
-import { encodeRequest, requestTarget } from './request-encoder.ts';
+import { encodeRequest, requestTarget, type RequestTarget } from './request-encoder.ts';
 import { ResponseParser } from './response-parser.ts';
 
 export interface Http1ClientOptions {
@@ -53,7 +53,7 @@ export class Http1Client {
     try {
       const target = requestTarget(url);
       request = encodeRequest(init.method, target, init.headers, init.body);
-      pool = this.poolFor(target.tls, target.hostname, target.port);
+      pool = this.poolFor(target);
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -71,10 +71,11 @@ export class Http1Client {
     return Promise.resolve();
   }
 
-  private poolFor(tls: boolean, hostname: string, port: number): OriginPool {
-    const key = `${tls ? 'https' : 'http'}://${hostname}:${port}`;
+  private poolFor(target: RequestTarget): OriginPool {
+    const key = target.tls ? `https://${target.host}` : target.host;
     let pool = this.pools.get(key);
     if (pool === undefined) {
+      const { tls, hostname, port } = target;
       pool = new OriginPool({ tls, hostname, port, maxConnections: this.maxConnections, idleTimeoutMs: this.idleTimeoutMs, ca: this.options.ca });
       this.pools.set(key, pool);
     }
