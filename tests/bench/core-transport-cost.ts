@@ -4,7 +4,7 @@
  * client. dev-core runs in its own process, so this process's CPU (process.cpuUsage) is the client's.
  * Each side runs twice, alternating, because the machine's cores are shared and noisy.
  *
- *   pnpm exec tsx --conditions=@chat/source bench/core-transport-cost.ts [calls]   (from tests/)
+ *   pnpm --filter @chat/tests exec tsx --conditions=@chat/source bench/core-transport-cost.ts [calls]
  */
 import { createCoreTransport, type CoreTransport } from '@chat/authz-client';
 import { DEVELOPMENT_SERVICE_TOKEN } from '@chat/service-config';

@@ -43,7 +43,7 @@ export class Http1Client {
     this.maxConnections = options.connectionsPerOrigin ?? 128;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
     this.maxHeadBytes = options.maxHeadBytes ?? 64 * 1024;
-    this.sweeper = setInterval(() => this.sweep(), Math.min(SWEEP_INTERVAL_MS, this.idleTimeoutMs)).unref();
+    this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(SWEEP_INTERVAL_MS, this.idleTimeoutMs))).unref();
   }
 
   send(url: URL, init: Http1Request): Promise<CallResult> {

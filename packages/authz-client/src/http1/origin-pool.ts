@@ -95,7 +95,8 @@ export class OriginPool implements ConnectionOwner {
   private takeIdle(): PooledConnection | undefined {
     const now = Date.now();
     for (let connection = this.idle.pop(); connection !== undefined; connection = this.idle.pop()) {
-      if (now - connection.idleSince < connection.idleLimitMs) {
+      // A socket the server just ended is destroyed but still listed until its 'close' event runs.
+      if (now - connection.idleSince < connection.idleLimitMs && !connection.socket.destroyed) {
         connection.socket.ref();
         return connection;
       }
