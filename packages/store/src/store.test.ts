@@ -257,6 +257,33 @@ for (const target of testTargets) {
       expect(read?.bodyMarkdown).to.equal(body);
     });
 
+    it('answers a created append and its replays with the message as stored, every column of it', async function () {
+      const branchScope = { repositoryId: scope.repositoryId, branchId: ulid() };
+      const body = 'a\u0000b\r\nc\u2028d é 😀 @bot';
+      const message = newMessage({
+        senderKind: 'bot',
+        senderId: 'b_helper',
+        bodyMarkdown: body,
+        bodyBytes: Buffer.byteLength(body),
+        renderedHtml: '<p>a b</p>\n',
+        mentions: [{ principalKind: 'bot', principalId: 'b_other', startByte: 20, endByte: 24 }],
+        authorizingSubjectKind: 'organization',
+        authorizingSubjectId: 'o_acme',
+        botCredentialId: ulid(),
+        botGrantId: ulid(),
+      });
+      const created = await store.messages.append(branchScope, message, appendOptions(new Date('2026-03-04T05:06:07.089Z')));
+      if (created.kind !== 'created') throw new Error('expected created');
+      const [stored] = await store.messages.listAfter(created.message.roomId, 0, 1);
+      expect(created.message).to.deep.equal(stored);
+      const [replayAlone, ...replaysTogether] = await Promise.all([
+        store.messages.append(branchScope, { ...message, requestId: ulid() }, appendOptions()),
+        store.messages.append(branchScope, { ...message, requestId: ulid() }, appendOptions()),
+        store.messages.append(branchScope, { ...message, requestId: ulid() }, appendOptions()),
+      ]);
+      for (const replay of [replayAlone!, ...replaysTogether]) expect(replay).to.deep.equal({ kind: 'replayed', message: stored });
+    });
+
     it('keeps one service key across instances', async function () {
       const name = `test-${ulid()}`;
       const [a, b] = await Promise.all([store.serviceKeys.getOrCreate(name, () => 'a'), store.serviceKeys.getOrCreate(name, () => 'b')]);
