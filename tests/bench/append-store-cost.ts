@@ -10,7 +10,9 @@
  *
  * `--store` loads another copy of the store (another checkout's packages/store/src/index.ts), so two
  * versions can be compared in one run; `--rounds 2` alternates them when several are given
- * (`--store a,b`). Each run migrates a scratch schema of its own in the `test` database on
+ * (`--store a,b`), and then medians and minimums over the rounds close the report. A copy of another
+ * commit: `git archive <commit> packages/store | tar -x -C /tmp/other`, then link
+ * /tmp/other/packages/store/node_modules to this checkout's packages/store/node_modules. Each run migrates a scratch schema of its own in the `test` database on
  * 127.0.0.1:5432 and drops it afterwards.
  */
 import { readFile } from 'node:fs/promises';
