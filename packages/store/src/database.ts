@@ -56,9 +56,10 @@ export async function openDatabase(target: DatabaseTarget, options: { onPgliteTe
 
 function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Database {
   const pooled = target.pooler === 'transaction';
+  const poolSize = target.poolSize ?? 10;
   const pool = new pg.Pool({
     connectionString: target.url,
-    max: target.poolSize ?? 10,
+    max: poolSize,
     connectionTimeoutMillis: target.connectTimeoutMs ?? 3000,
     // A session setting sent at connect: PgBouncer refuses the startup parameter, and through any
     // transaction pooler it would only reach the one server connection behind the first transaction.
@@ -70,10 +71,13 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as ChatDb;
+  // The hot paths' statements keep up to two clients between statements (one per append lane and
+  // key lookup lane at once), never more than a quarter of the pool: the rest serves everything else.
+  const sql = pgSqlClient(pool, { namedStatements: !pooled, heldClients: Math.min(2, Math.floor(poolSize / 4)) });
   return {
     kind: 'postgres',
     db,
-    sql: pgSqlClient(pool, { namedStatements: !pooled }),
+    sql,
     async exec(sql) {
       await pool.query(sql);
     },
@@ -81,6 +85,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
       await pool.query('SELECT 1');
     },
     async close() {
+      sql.close();
       await pool.end();
     },
   };

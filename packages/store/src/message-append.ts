@@ -1,12 +1,12 @@
 import { newUlid } from '@chat/contracts';
 import type { AppendOutcome, PendingAppend } from './message-append.types.ts';
-import { APPEND_MESSAGES, CREATE_ROOMS, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
+import { APPEND_MESSAGES, CREATE_ROOMS, messageRowFromJson, type JsonMessageRow } from './message-sql.ts';
 import { newRoomValues, roomScopeKey } from './room.repository.ts';
 import type { SqlClient } from './sql-client.ts';
 
 /**
  * Appends a batch of messages, to one room or several, in one statement and so one transaction
- * (`chat_append_messages_v1`, migration 0003): for every room its counters, its messages and their
+ * (`chat_append_messages_v2`, migration 0006): for every room its counters, its messages and their
  * outbox entries commit together. Each room is locked, in scope-key order, before its appends run,
  * so its seq stays contiguous and (createdAt, messageId) follows commit order. An item whose
  * (sender, idempotency key) is already stored in its room, or appears earlier in the batch, is a
@@ -45,19 +45,19 @@ export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promi
   const outcomes: Array<AppendOutcome | undefined> = new Array(items.length);
   for (const row of rows) {
     if (row.outcome === 'sealed') outcomes[row.ord] = { kind: 'sealed' };
-    else if (row.outcome === 'replayed') outcomes[row.ord] = { kind: 'replayed', message: messageRowFromSql(row) };
+    else if (row.outcome === 'replayed') outcomes[row.ord] = { kind: 'replayed', message: messageRowFromJson(row.stored_message!) };
     else {
       const { scope, message } = items[row.ord]!;
       outcomes[row.ord] = {
         kind: 'created',
         message: {
           ...message,
-          roomId: row.room_id,
+          roomId: row.room_id!,
           seq: Number(row.seq),
-          messageId: row.message_id,
+          messageId: row.message_id!,
           repositoryId: scope.repositoryId,
           branchId: scope.branchId,
-          createdAt: row.created_at,
+          createdAt: new Date(Number(row.created_ms)),
         },
         outboxId: Number(row.outbox_id),
       };
@@ -69,10 +69,16 @@ export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promi
   return outcomes as AppendOutcome[];
 }
 
-interface AppendResultRow extends RawMessageRow {
+/** A row of `chat_append_messages_v2`; int8 columns come as strings from pg and numbers from PGlite. */
+interface AppendResultRow {
   ord: number;
   outcome: 'created' | 'replayed' | 'sealed';
   outbox_id: string | number | null;
+  room_id: string | null;
+  seq: string | number | null;
+  message_id: string | null;
+  created_ms: string | number | null;
+  stored_message: JsonMessageRow | null;
 }
 
 /**

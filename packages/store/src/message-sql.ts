@@ -49,13 +49,13 @@ export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
 };
 
 /**
- * Appends a batch in one statement (`chat_append_messages_v1`, migration 0003): one row per append,
- * with its `ord` in the batch, its outcome, its outbox id and the message (the new one, or the
- * stored one of a replay).
+ * Appends a batch in one statement (`chat_append_messages_v2`, migration 0006): one row per append,
+ * with its `ord` in the batch, its outcome, and what the database decided for a created message
+ * (its outbox id, room, seq, ID and time) or the stored message of a replay.
  */
 export const APPEND_MESSAGES: SqlStatement = {
-  name: 'chat_append_messages_v1',
-  text: 'SELECT * FROM chat_append_messages_v1($1::json)',
+  name: 'chat_append_messages_v2',
+  text: 'SELECT * FROM chat_append_messages_v2($1::json)',
 };
 
 /** Deletes published outbox entries ($1: JSON array of ids). */
@@ -90,6 +90,16 @@ export interface RawMessageRow {
 
 function utf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/**
+ * A stored message as the append function returns a replay (`to_jsonb` of its row): times as ISO
+ * text, numbers as numbers, the body base64-encoded.
+ */
+export type JsonMessageRow = Omit<RawMessageRow, 'body_markdown' | 'created_at' | 'seq'> & { seq: number; created_at: string; body_base64: string };
+
+export function messageRowFromJson(r: JsonMessageRow): MessageRow {
+  return messageRowFromSql({ ...r, body_markdown: Buffer.from(r.body_base64, 'base64'), created_at: new Date(r.created_at) });
 }
 
 export function messageRowFromSql(r: RawMessageRow): MessageRow {

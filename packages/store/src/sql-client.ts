@@ -1,4 +1,5 @@
-import type pg from 'pg';
+import pg from 'pg';
+import { HeldClients } from './held-clients.ts';
 import type { PgliteHandle, PgliteQueryable } from './pglite-thread.ts';
 
 /**
@@ -36,28 +37,44 @@ export interface PgSqlClientOptions {
    * @defaultValue true
    */
   namedStatements?: boolean;
+  /**
+   * Pool clients kept checked out for `query` between statements (held-clients.ts), out of the
+   * pool's reach for everything else.
+   * @defaultValue 0
+   */
+  heldClients?: number;
 }
 
-export function pgSqlClient(pool: pg.Pool, options: PgSqlClientOptions = {}): SqlClient {
+/** The PostgreSQL client; `close` hands its held clients back, before the pool is ended. */
+export interface PgSqlClient extends SqlClient {
+  close(): void;
+}
+
+export function pgSqlClient(pool: pg.Pool, options: PgSqlClientOptions = {}): PgSqlClient {
   const named = options.namedStatements ?? true;
-  const over = (queryable: pg.Pool | pg.PoolClient): SqlQueryable => ({
-    async query<R>(statement: SqlStatement, params: unknown[]) {
-      const result = await queryable.query(
-        !named || statement.name === undefined
-          ? { text: statement.text, values: params }
-          : { name: statement.name, text: statement.text, values: params },
-      );
-      return result.rows as R[];
-    },
+  const held = new HeldClients(pool, options.heldClients ?? 0);
+  const on = (client: pg.PoolClient): SqlQueryable => ({
+    query: (statement, params) => run(client, named ? statement.name : undefined, statement.text, params),
   });
   return {
-    ...over(pool),
+    async query<R>(statement: SqlStatement, params: unknown[]) {
+      const client = await held.acquire();
+      let rows: R[];
+      try {
+        rows = await run<R>(client, named ? statement.name : undefined, statement.text, params);
+      } catch (err) {
+        held.release(client, err as Error);
+        throw err;
+      }
+      held.release(client);
+      return rows;
+    },
     async transaction(work) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
-        const result = await work(over(client));
+        const result = await work(on(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -68,7 +85,20 @@ export function pgSqlClient(pool: pg.Pool, options: PgSqlClientOptions = {}): Sq
         client.release(broken);
       }
     },
+    close: () => held.close(),
   };
+}
+
+/**
+ * Runs one statement. Text and values go to pg as arguments and the name is set on the query: given
+ * a config object, pg copies it property by property (through descriptors) on every call.
+ */
+function run<R>(client: pg.PoolClient, name: string | undefined, text: string, params: unknown[]): Promise<R[]> {
+  return new Promise<R[]>((resolve, reject) => {
+    const query = new pg.Query<R & pg.QueryResultRow>(text, params, (err, result) => (err ? reject(err) : resolve(result.rows)));
+    if (name !== undefined) (query as { name?: string }).name = name;
+    client.query(query);
+  });
 }
 
 export function pgliteSqlClient(client: PgliteHandle): SqlClient {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { testTargets } from '../test/targets.ts';
 import { newUlid } from '@chat/contracts';
-import { createStore, migrate, nextMessageId, type NewMessage, type RoomScope, type Store } from './index.ts';
+import { createStore, migrate, nextMessageId, roomScopeKey, type NewMessage, type RoomScope, type Store } from './index.ts';
 
 function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
   return {
@@ -255,6 +255,76 @@ for (const target of testTargets) {
       if (outcome.kind !== 'created') throw new Error('expected created');
       const [read] = await store.messages.listAfter(outcome.message.roomId, 0, 1);
       expect(read?.bodyMarkdown).to.equal(body);
+    });
+
+    it('answers a created append and its replays with the message as stored, every column of it', async function () {
+      const branchScope = { repositoryId: scope.repositoryId, branchId: ulid() };
+      const body = 'a\u0000b\r\nc\u2028d é 😀 @bot';
+      const message = newMessage({
+        senderKind: 'bot',
+        senderId: 'b_helper',
+        bodyMarkdown: body,
+        bodyBytes: Buffer.byteLength(body),
+        renderedHtml: '<p>a b</p>\n',
+        mentions: [{ principalKind: 'bot', principalId: 'b_other', startByte: 20, endByte: 24 }],
+        authorizingSubjectKind: 'organization',
+        authorizingSubjectId: 'o_acme',
+        botCredentialId: ulid(),
+        botGrantId: ulid(),
+      });
+      const created = await store.messages.append(branchScope, message, appendOptions(new Date('2026-03-04T05:06:07.089Z')));
+      if (created.kind !== 'created') throw new Error('expected created');
+      const [stored] = await store.messages.listAfter(created.message.roomId, 0, 1);
+      expect(created.message).to.deep.equal(stored);
+      const [replayAlone, ...replaysTogether] = await Promise.all([
+        store.messages.append(branchScope, { ...message, requestId: ulid() }, appendOptions()),
+        store.messages.append(branchScope, { ...message, requestId: ulid() }, appendOptions()),
+        store.messages.append(branchScope, { ...message, requestId: ulid() }, appendOptions()),
+      ]);
+      for (const replay of [replayAlone!, ...replaysTogether]) expect(replay).to.deep.equal({ kind: 'replayed', message: stored });
+    });
+
+    it('appends beside a process of the release before, which calls chat_append_messages_v1', async function () {
+      const appendV1 = async (message: NewMessage) => {
+        const item = {
+          ord: 0,
+          scope_key: roomScopeKey(scope),
+          now_ms: Date.now(),
+          fresh_id: newUlid(),
+          repository_id: scope.repositoryId,
+          branch_id: scope.branchId,
+          sender_kind: message.senderKind,
+          sender_id: message.senderId,
+          request_id: message.requestId,
+          idempotency_key: message.idempotencyKey,
+          body_base64: Buffer.from(message.bodyMarkdown).toString('base64'),
+          body_bytes: message.bodyBytes,
+          rendered_html: message.renderedHtml,
+          mentions: message.mentions,
+          authorization_decision_id: message.authorizationDecisionId,
+          authorizing_subject_id: message.authorizingSubjectId,
+          authorizing_subject_kind: message.authorizingSubjectKind,
+          bot_credential_id: message.botCredentialId,
+          bot_grant_id: message.botGrantId,
+        };
+        const [row] = await store.database.sql.query<{ outcome: string; seq: string | number; message_id: string }>(
+          { text: 'SELECT * FROM chat_append_messages_v1($1::json)' },
+          [JSON.stringify([item])],
+        );
+        return { outcome: row!.outcome, seq: Number(row!.seq), messageId: row!.message_id };
+      };
+      const first = newMessage();
+      const second = newMessage();
+      const fromThis = await store.messages.append(scope, first, appendOptions());
+      const fromOld = await appendV1(second);
+      const third = await store.messages.append(scope, newMessage(), appendOptions());
+      expect(fromOld).to.include({ outcome: 'created', seq: 2 });
+      expect(third.kind === 'created' && third.message.seq).to.equal(3);
+      const replayHere = await store.messages.append(scope, second, appendOptions());
+      expect(replayHere.kind === 'replayed' && replayHere.message.messageId).to.equal(fromOld.messageId);
+      const replayThere = await appendV1(first);
+      expect(replayThere.outcome).to.equal('replayed');
+      expect(fromThis.kind === 'created' && fromThis.message.messageId).to.equal(replayThere.messageId);
     });
 
     it('keeps one service key across instances', async function () {
