@@ -66,4 +66,21 @@ describe('withDeadline', () => {
     expect(failure?.message).to.equal('redis did not answer within 30 ms');
     expect(timedOut).to.equal(true);
   });
+
+  it('passes a failure of the work on, and swallows one that comes after the deadline', async () => {
+    const failure = await withDeadline(Promise.reject(new Error('NOSCRIPT')), 100).then(() => null, (err: Error) => err);
+    expect(failure?.message).to.equal('NOSCRIPT');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('late')), 40));
+      const timedOut = await withDeadline(late, 10).then(() => null, (err: Error) => err);
+      expect(timedOut?.message).to.equal('redis did not answer within 10 ms');
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

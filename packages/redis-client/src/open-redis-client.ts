@@ -7,7 +7,10 @@ export interface RedisClientTuning {
   connectionName: string;
   /** Longest wait to connect to a node (and, on a Cluster, to read the slot map). */
   connectTimeoutMs: number;
-  /** Longest wait for one command's reply; unset for blocking reads, which their caller guards. */
+  /**
+   * Longest wait for one command's reply. Unset where the caller races every command against a
+   * deadline of its own (`withDeadline`): blocking reads, and callers that spare the second timer.
+   */
   commandTimeoutMs?: number;
   /** Reconnect attempts a command waits through before it fails (ioredis `maxRetriesPerRequest`). */
   maxRetriesPerRequest: number;

@@ -3,17 +3,18 @@ import { AppError } from '@chat/contracts';
 import { openRedisClient, withDeadline, type RedisClient, type RedisTarget } from '@chat/redis-client';
 
 /**
- * Opens a connection tuned to fail fast: a command waits at most `timeoutMs` (or, for blocking
- * reads, is guarded by the caller), and nothing is silently re-sent after a reconnect, because a
- * late duplicate write is worse here than a clear error the caller can retry. Blocking readers
- * fail at once while disconnected (no offline queue) and re-read the Cluster slot map rarely: MOVED
- * and connection loss refresh it at once, the timer only catches quiet changes.
+ * Opens a connection tuned to fail fast: nothing is silently re-sent after a reconnect, because a
+ * late duplicate write is worse here than a clear error the caller can retry. Every command is
+ * raced against a deadline by its caller ({@link withDeadlineOrReconnect}, which starts before the
+ * command is issued and also drops a silent connection), so the connection sets no per-command
+ * timeout of its own: that second timer would never fire first and costs ~5 µs of CPU per command.
+ * Blocking readers fail at once while disconnected (no offline queue) and re-read the Cluster slot
+ * map rarely: MOVED and connection loss refresh it at once, the timer only catches quiet changes.
  */
 export function openRedis(target: RedisTarget, name: string, timeoutMs: number, blocking: boolean): RedisClient {
   return openRedisClient(target, {
     connectionName: name,
     connectTimeoutMs: timeoutMs,
-    ...(blocking ? {} : { commandTimeoutMs: timeoutMs }),
     maxRetriesPerRequest: blocking ? 0 : 1,
     resendAfterReconnect: false,
     offlineQueue: !blocking,

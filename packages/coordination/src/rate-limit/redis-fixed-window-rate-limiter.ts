@@ -103,7 +103,8 @@ export class RedisFixedWindowRateLimiter implements AppendRateLimiter {
     this.failureMode = options.failureMode ?? 'open';
     this.timeoutMs = options.timeoutMs ?? 250;
     this.onFailure = options.onFailure;
-    this.handle = redisHandle(options.redis, connectionName(this.keyPrefix, 'append-rate-limiter'), this.timeoutMs);
+    // One command per request, each raced against timeoutMs from the moment it is issued.
+    this.handle = redisHandle(options.redis, connectionName(this.keyPrefix, 'append-rate-limiter'), this.timeoutMs, { perCommandTimeout: false, autoPipelining: false });
     defineLua(this.handle.redis, HIT_WINDOW);
     defineLua(this.handle.redis, REFUND_UNIT);
   }

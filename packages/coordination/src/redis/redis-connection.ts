@@ -4,10 +4,11 @@ import { openRedisClient, withDeadline, type RedisClient, type RedisTarget } fro
 /** Where to find Redis (a connection of our own is opened), or a connection the caller owns. */
 export type RedisTargetOrClient = RedisTarget | RedisClient;
 
-/** A connection and whether closing it is ours to do. */
+/** A connection, whether closing it is ours to do, and how long a goodbye (QUIT) may take. */
 export interface RedisHandle {
   readonly redis: RedisClient;
   readonly owned: boolean;
+  readonly timeoutMs: number;
 }
 
 /**
@@ -18,32 +19,51 @@ export function connectionName(keyPrefix: string, role: string): string {
   return `${keyPrefix}:${role}:${process.pid}`.replace(/\s/g, '_');
 }
 
+/** How a caller uses its connection, which decides two settings of the connection it opens. */
+export interface RedisHandleUse {
+  /**
+   * Does ioredis fail each command after `timeoutMs`? A caller that races every command against
+   * `timeoutMs` from the moment it issues it (`withDeadline`) says no: its own deadline always passes
+   * first, and the second timer costs ~5 µs of CPU per command. A caller that waits longer for a
+   * batch ({@link settleWithin} with more than `timeoutMs`) still needs it.
+   */
+  perCommandTimeout: boolean;
+  /**
+   * Do commands issued in one event-loop turn leave in one write per node? Worth it where many
+   * commands really share a turn (lease renewals go out side by side). Not for one command per
+   * request: the pipeline ioredis builds per turn costs ~35 µs per lone command, and saved nothing
+   * measurable with 16 or 64 rate-limit consumes in flight (tests/bench/redis-command-cost.ts).
+   */
+  autoPipelining: boolean;
+}
+
 /**
  * Opens (for a target) or borrows (for a connection) a connection. Our own connections fail fast: a
- * command waits at most `timeoutMs`, and one queued while Redis is away is failed after one
- * reconnect attempt instead of piling up, because these counters answer a request that is waiting.
- * Every append asks the rate limiter: commands issued in the same event-loop turn leave in one write
- * per node (none of these commands block).
+ * command queued while Redis is away is failed after one reconnect attempt instead of piling up,
+ * because these counters answer a request that is waiting.
  */
-export function redisHandle(target: RedisTargetOrClient, name: string, timeoutMs: number): RedisHandle {
-  if (target instanceof Redis || target instanceof Cluster) return { redis: target, owned: false };
+export function redisHandle(target: RedisTargetOrClient, name: string, timeoutMs: number, use: RedisHandleUse): RedisHandle {
+  if (target instanceof Redis || target instanceof Cluster) return { redis: target, owned: false, timeoutMs };
   const redis = openRedisClient(target, {
     connectionName: name,
     connectTimeoutMs: Math.max(timeoutMs, 500),
-    commandTimeoutMs: timeoutMs,
+    ...(use.perCommandTimeout ? { commandTimeoutMs: timeoutMs } : {}),
     maxRetriesPerRequest: 1,
     offlineQueue: true,
-    autoPipelining: true,
+    autoPipelining: use.autoPipelining,
     slotsRefreshIntervalMs: 10_000,
   });
-  return { redis, owned: true };
+  return { redis, owned: true, timeoutMs };
 }
 
-/** Closes the connection if it is ours; a borrowed one is left to its owner. */
+/**
+ * Closes the connection if it is ours; a borrowed one is left to its owner. A Redis that does not
+ * answer QUIT within the handle's timeout (a silent one) has its socket dropped instead.
+ */
 export async function releaseHandle(handle: RedisHandle): Promise<void> {
   if (!handle.owned) return;
   try {
-    await handle.redis.quit();
+    await withDeadline(handle.redis.quit(), handle.timeoutMs);
   } catch {
     handle.redis.disconnect();
   }
