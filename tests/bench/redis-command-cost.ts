@@ -16,7 +16,7 @@
  * `CHILD_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles the measuring process.
  *
  *   pnpm exec tsx tests/bench/redis-command-cost.ts [--roots /path/to/base,.] [--ops 20000] [--block 1000]
- *     [--scenarios rate-limit,publish,subscribe] [--patterns spaced,burst] [--burst 16] [--subscribe-linger-ms 0] [--redis redis://127.0.0.1:6379]
+ *     [--scenarios rate-limit,publish,subscribe] [--patterns spaced,burst] [--burst 16] [--redis redis://127.0.0.1:6379]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -36,8 +36,6 @@ const OWN_ROOT = resolve(dirname(HERE), '../..');
 const GAP_MS = 1;
 const WARMUP = 1000;
 const ROOMS = 1000;
-/** The subscription's `subscribeLingerMs` (a checkout without the option ignores it). */
-const LINGER_MS = Number(arg('subscribe-linger-ms', '0'));
 /** Operations in flight in the `burst` pattern. */
 const BURST = Number(arg('burst', '16'));
 
@@ -114,7 +112,7 @@ async function publishSide(root: string, redisUrl: string, prefix: string, patte
  */
 async function subscribeSide(root: string, redisUrl: string, prefix: string, pattern: Pattern): Promise<Side> {
   const { RedisStreamsBackbone } = await importFrom<BackboneModule>(root, 'backbone');
-  const backbone = new RedisStreamsBackbone({ redis: redisUrl, keyPrefix: prefix, trimIntervalMs: 0, subscribeLingerMs: LINGER_MS });
+  const backbone = new RedisStreamsBackbone({ redis: redisUrl, keyPrefix: prefix, trimIntervalMs: 0 });
   let awaited = 0;
   let arrived: () => void = () => undefined;
   const subscription = await backbone.subscribe('messages', () => {
@@ -217,7 +215,7 @@ async function measure(roots: string[], scenario: Scenario, pattern: Pattern, op
   const feeder = new Feeder(redisUrl);
   const child = spawn(
     process.execPath,
-    [...(process.env.CHILD_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', '--conditions=@chat/source', HERE, '--child', scenario, '--roots', roots.join(','), '--prefixes', prefixes.join(','), '--pattern', pattern, '--burst', String(BURST), '--subscribe-linger-ms', String(LINGER_MS), '--ops', String(ops), '--block', String(block), '--redis', redisUrl],
+    [...(process.env.CHILD_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', '--conditions=@chat/source', HERE, '--child', scenario, '--roots', roots.join(','), '--prefixes', prefixes.join(','), '--pattern', pattern, '--burst', String(BURST), '--ops', String(ops), '--block', String(block), '--redis', redisUrl],
     { cwd: OWN_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<number | null>((r) => child.on('exit', r));

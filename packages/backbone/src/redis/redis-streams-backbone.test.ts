@@ -117,32 +117,6 @@ describe('RedisStreamsBackbone (Redis specifics)', function () {
     await consumer.stop();
   });
 
-  it('with subscribeLingerMs, a trickle to a live subscription shares reads, in order, each event once', async () => {
-    const prefix = freshPrefix();
-    const publisher = open(prefix, { partitions: 4 });
-    const gateway = open(prefix, { partitions: 4, subscribeLingerMs: 30 });
-    const seqs: number[] = [];
-    let reads = 0;
-    let inRead = false;
-    // The entries of one read are handed out in one synchronous run: a microtask marks its end.
-    await gateway.subscribe('messages', (e) => {
-      seqs.push(e.seq);
-      if (inRead) return;
-      inRead = true;
-      reads++;
-      queueMicrotask(() => (inRead = false));
-    });
-    const room = `room-${randomUUID()}`;
-    for (let seq = 1; seq <= 30; seq++) {
-      await publisher.publish(events('messages', room, seq, 1));
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    await waitFor(() => seqs.length >= 30, 5000, '30 events');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(seqs).to.deep.equal(Array.from({ length: 30 }, (_, i) => i + 1));
-    expect(reads, 'reads that returned entries, for 30 trickled events').to.be.below(15);
-  });
-
   it('carries events between separate instances (publisher and gateway processes)', async () => {
     const prefix = freshPrefix();
     const publisher = open(prefix);

@@ -50,15 +50,6 @@ export interface RedisStreamsBackboneOptions extends RetentionOptions {
    */
   subscribeBlockMs?: number;
   /**
-   * Pause of a live subscription after a read that returned entries but fewer than it asks for, so
-   * that a trickle of events is read several at a time: each read is a socket write and a wake-up
-   * (most of the subscriber's ~100 µs of CPU per event on loopback). At one event per ~1.3 ms, 5 ms
-   * halves the CPU per event and 2 ms saves ~15% (tests/bench/redis-command-cost.ts). Adds up to
-   * this much to the delivery latency of the events that follow a read; 0 reads again at once.
-   * @defaultValue 0
-   */
-  subscribeLingerMs?: number;
-  /**
    * Slack over a blocking read's own timeout before the connection counts as dead.
    * @defaultValue 3000
    */
@@ -137,7 +128,6 @@ export class RedisStreamsBackbone implements Backbone {
           streamKeys: partitions.map((p) => streamKeys[p] as string),
           startIds: partitions.map((p) => startIds[p] ?? '0-0'),
           blockMs: this.options.subscribeBlockMs ?? 5000,
-          lingerMs: this.options.subscribeLingerMs ?? 0,
           graceMs: this.graceMs,
           count: LIVE_READ_COUNT,
         },

@@ -15,8 +15,6 @@ export interface LiveReaderSettings {
   graceMs: number;
   /** Entries per partition per read. */
   count: number;
-  /** Pause after a read that returned entries but no full batch, so a trickle shares reads. */
-  lingerMs: number;
 }
 
 /**
@@ -63,7 +61,7 @@ export class RedisLiveReader implements Subscription {
   }
 
   private async run(): Promise<void> {
-    const { blockMs, graceMs, count, streamKeys, lingerMs } = this.settings;
+    const { blockMs, graceMs, count, streamKeys } = this.settings;
     let broken = false;
     let backoffMs = 50;
     while (!this.closed) {
@@ -74,7 +72,7 @@ export class RedisLiveReader implements Subscription {
         const reply = (await withDeadlineOrReconnect(this.conn, read, blockMs + graceMs)) as RawStreamReply | null;
         broken = false;
         backoffMs = 50;
-        if (reply && this.deliver(reply) < count && lingerMs > 0 && !this.closed) await sleep(lingerMs);
+        if (reply) this.deliver(reply);
       } catch (err) {
         if (this.closed) break;
         if (!broken) {
@@ -101,15 +99,12 @@ export class RedisLiveReader implements Subscription {
     }
   }
 
-  /** Hands the entries of a read out in order; returns the most one partition returned. */
-  private deliver(reply: RawStreamReply): number {
-    let most = 0;
+  private deliver(reply: RawStreamReply): void {
     for (const [key, entries] of reply) {
       const partition = this.settings.streamKeys.indexOf(key);
       if (partition < 0) continue;
-      most = Math.max(most, entries.length);
       for (const [entryId, fields] of entries) {
-        if (this.closed) return most;
+        if (this.closed) return;
         this.ids[partition] = entryId;
         const event = toDeliveredEvent(this.settings.channel, entryId, fields);
         if (!event) continue;
@@ -121,7 +116,6 @@ export class RedisLiveReader implements Subscription {
         }
       }
     }
-    return most;
   }
 
   private report(err: unknown): void {
