@@ -99,3 +99,13 @@ export async function eventually(condition: () => boolean, timeoutMs = 2000): Pr
     await sleep(5);
   }
 }
+
+/** The error a call fails with; throws when the call succeeds. */
+export async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('call succeeded');
+}

@@ -5,19 +5,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { selfSignedCertificate } from '../../test/self-signed-certificate.ts';
-import { eventually, startRawHttpServer, writeInPieces, type RawHandler, type RawHttpServer } from '../../test/raw-http-server.ts';
+import { eventually, failure, startRawHttpServer, writeInPieces, type RawHandler, type RawHttpServer } from '../../test/raw-http-server.ts';
 import { createCoreTransport, type CoreTransport } from '../core-transport.ts';
 
 const JSON_ANSWER = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"ok":true}';
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('call succeeded');
-}
 
 /** A node:http server counting the connections it accepts and the requests in flight at once. */
 async function startHttpServer(handler: RequestListener): Promise<{ url: string; server: Server; connections: () => number; close(): Promise<void> }> {

@@ -1,18 +1,9 @@
 import { expect } from 'chai';
-import { bytesOf, eventually, startRawHttpServer, writeInPieces, type RawHandler, type RawHttpServer } from '../../test/raw-http-server.ts';
+import { bytesOf, eventually, failure, startRawHttpServer, writeInPieces, type RawHandler, type RawHttpServer } from '../../test/raw-http-server.ts';
 import { createCoreTransport, type CoreTransport } from '../core-transport.ts';
 import { Http1Client } from './http1-client.ts';
 
 const CHUNKED_ANSWER = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\n{"a":\r\na\r\n"bcdefgh"}\r\n0\r\nX-Checksum: 1\r\n\r\n';
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('call succeeded');
-}
 
 describe('Http1Client response framing (raw server answers)', () => {
   let server: RawHttpServer;
