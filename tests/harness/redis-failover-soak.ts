@@ -18,6 +18,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * several times before the new master serves their slot.
  */
 const FAILOVER_SOAK_API_ENV = { APPEND_RATE_FAILURE_MODE: 'closed', APPEND_RATE_TIMEOUT_MS: '300' } as const;
+/** Connections each resuming client opens, at least, while the writers run (its first one included). */
+const RECONNECTS_PER_RESUMING_CLIENT = 3;
 
 /** The Redis deployment a failover soak runs on (a Cluster, or a Sentinel-watched primary). */
 export interface SoakRedis {
@@ -156,6 +158,7 @@ export async function runFailoverSoak(soak: FailoverSoak<SoakRedis>, options: Fa
     }),
   );
 
+  const resumingClientCount = rooms.length * (options.clientsPerRoom - 1);
   let stopWriting = false;
   const records: KeyRecord[] = [];
   const writers = rooms.map(async (room, r) => {
@@ -178,6 +181,11 @@ export async function runFailoverSoak(soak: FailoverSoak<SoakRedis>, options: Fa
     await waitAllReady(cluster);
     failover.servicesReadyMs = Date.now() - recovered;
     await sleep(options.afterFailoverMs ?? 2000);
+    // The writers go on until the resuming clients have reconnected several times each, so the
+    // reconnect-while-writing property below is exercised however fast the failover went.
+    const resumingConnections = () => clients.flatMap((room) => room.slice(1)).reduce((n, c) => n + c.connections, 0);
+    const enoughBy = Date.now() + 15_000;
+    while (resumingConnections() <= resumingClientCount * RECONNECTS_PER_RESUMING_CLIENT && Date.now() < enoughBy) await sleep(100);
   } finally {
     stopWriting = true;
     await writing;
@@ -224,7 +232,7 @@ export async function runFailoverSoak(soak: FailoverSoak<SoakRedis>, options: Fa
   const deliveries = sumReports(reports);
   const connections = clients.flat().reduce((n, c) => n + c.connections, 0);
   const resuming = clients.flatMap((room) => room.slice(1));
-  expect(resuming.reduce((n, c) => n + c.connections, 0), `${context}: the resuming clients reconnected many times while writers were busy`).to.be.greaterThan(resuming.length * 3);
+  expect(resuming.reduce((n, c) => n + c.connections, 0), `${context}: the resuming clients reconnected many times while writers were busy`).to.be.greaterThan(resuming.length * RECONNECTS_PER_RESUMING_CLIENT);
   const result: FailoverSoakResult = {
     appends: records.length,
     failedAttempts,
