@@ -1,7 +1,6 @@
 /**
- * Client CPU per Redis operation of the three commands every append makes: a rate-limit consume
- * (coordination), a backbone publish of one ~1 KB event, and a live subscription receiving events
- * that another process publishes. A figure is `process.cpuUsage()` of the measuring process over
+ * Client CPU per Redis operation of the two commands every append makes: a backbone publish of one
+ * ~1 KB event, and a live subscription receiving events that another process publishes. A figure is `process.cpuUsage()` of the measuring process over
  * the operations, less the CPU of the pacing loop alone, so it is the operation's own cost with its
  * syscalls.
  *
@@ -16,7 +15,7 @@
  * `CHILD_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` profiles the measuring process.
  *
  *   pnpm exec tsx tests/bench/redis-command-cost.ts [--roots /path/to/base,.] [--ops 20000] [--block 1000]
- *     [--scenarios rate-limit,publish,subscribe] [--patterns spaced,burst] [--burst 16] [--redis redis://127.0.0.1:6379]
+ *     [--scenarios publish,subscribe] [--patterns spaced,burst] [--burst 16] [--redis redis://127.0.0.1:6379]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -25,10 +24,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 
-type Scenario = 'rate-limit' | 'publish' | 'subscribe';
+type Scenario = 'publish' | 'subscribe';
 type Pattern = 'spaced' | 'burst';
 type BackboneModule = typeof import('../../packages/backbone/src/index.ts');
-type CoordinationModule = typeof import('../../packages/coordination/src/index.ts');
 type BenchEvent = { channel: 'messages'; scopeKey: string; seq: number; data: string };
 
 const HERE = fileURLToPath(import.meta.url);
@@ -91,13 +89,6 @@ async function paced(pattern: Pattern, from: number, count: number, op: (i: numb
 
 const importFrom = async <T>(root: string, pkg: string): Promise<T> => (await import(pathToFileURL(`${root}/packages/${pkg}/src/index.ts`).href)) as T;
 
-async function rateLimitSide(root: string, redisUrl: string, prefix: string, pattern: Pattern): Promise<Side> {
-  const { RedisFixedWindowRateLimiter } = await importFrom<CoordinationModule>(root, 'coordination');
-  const limiter = new RedisFixedWindowRateLimiter({ redis: redisUrl, keyPrefix: prefix, limit: 1_000_000_000, windowSeconds: 60, failureMode: 'closed' });
-  const op = (i: number) => limiter.consume({ senderKind: 'user', senderId: `u${i % 97}`, roomScopeKey: `room-${i % ROOMS}` });
-  return { root, runBlock: (from, count) => paced(pattern, from, count, op), close: () => limiter.close() };
-}
-
 async function publishSide(root: string, redisUrl: string, prefix: string, pattern: Pattern): Promise<Side> {
   const { RedisStreamsBackbone } = await importFrom<BackboneModule>(root, 'backbone');
   const backbone = new RedisStreamsBackbone({ redis: redisUrl, keyPrefix: prefix, trimIntervalMs: 0 });
@@ -141,7 +132,7 @@ async function runChild(): Promise<void> {
   const ops = Number(arg('ops', '20000'));
   const block = Number(arg('block', '1000'));
   const pattern = arg('pattern', 'spaced') as Pattern;
-  const open = scenario === 'rate-limit' ? rateLimitSide : scenario === 'publish' ? publishSide : subscribeSide;
+  const open = scenario === 'publish' ? publishSide : subscribeSide;
   const sides: Side[] = [];
   for (const [n, root] of roots.entries()) sides.push(await open(root, redisUrl, prefixes[n] as string, pattern));
   for (const side of sides) await side.runBlock(0, WARMUP);
@@ -254,7 +245,7 @@ async function runParent(): Promise<void> {
   const ops = Number(arg('ops', '20000'));
   const block = Number(arg('block', '1000'));
   const redisUrl = arg('redis', 'redis://127.0.0.1:6379');
-  const scenarios = arg('scenarios', 'rate-limit,publish,subscribe').split(',') as Scenario[];
+  const scenarios = arg('scenarios', 'publish,subscribe').split(',') as Scenario[];
   const patterns = arg('patterns', 'spaced,burst').split(',') as Pattern[];
   console.log(`client CPU per operation in µs, ${ops} operations per root in blocks of ${block}, roots alternating; net of the pacing loop`);
   for (const scenario of scenarios) {

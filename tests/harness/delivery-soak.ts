@@ -16,7 +16,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * every client and process stopped after them. Returns the cluster (once started) and the list
  * that `runDeliverySoak` fills with its clients.
  */
-export function useSoakCluster(setup: { redisEnv?: () => Record<string, string>; apiEnv?: Record<string, string> } = {}): { cluster: () => GatewayCluster; clients: ResumingSseClient[] } {
+export function useSoakCluster(setup: { redisEnv?: () => Record<string, string> } = {}): { cluster: () => GatewayCluster; clients: ResumingSseClient[] } {
   let cluster: GatewayCluster | undefined;
   const clients: ResumingSseClient[] = [];
   before(async () => {
@@ -25,7 +25,6 @@ export function useSoakCluster(setup: { redisEnv?: () => Record<string, string>;
       gateways: 2,
       gatewayEnv: { STREAM_CAP_PER_PRINCIPAL: '1000', GATEWAY_HEARTBEAT_MS: '1000' },
       ...(setup.redisEnv ? { redisEnv: setup.redisEnv() } : {}),
-      ...(setup.apiEnv ? { apiEnv: setup.apiEnv } : {}),
     });
   });
   after(async () => {

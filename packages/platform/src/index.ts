@@ -5,6 +5,5 @@ export {
   type Platform,
   type PlatformConfig,
   type PlatformParts,
-  type RateLimitSettings,
   type StreamCapSettings,
 } from './platform.ts';

@@ -19,7 +19,6 @@ describe('platform (the composition root)', function () {
         // Nothing listens here: calls fail fast, which is all the observer test needs.
         core: { url: 'http://127.0.0.1:9', serviceToken: 'platform-test-service-token', timeoutMs: 500 },
         cursor: { secret: undefined, previousSecrets: [] },
-        rateLimit: { limit: 2, windowSeconds: 60, scope: 'sender-room', failureMode: 'open', timeoutMs: 100 },
       },
       createLogger({ name: 'platform-test', level: 'silent' }),
     );
@@ -32,7 +31,7 @@ describe('platform (the composition root)', function () {
   it('opens a migrated database with one store, and hands out the same parts every time', async () => {
     expect(platform.database.kind).to.equal('pglite');
     await platform.database.ping();
-    expect(platform.rateLimiter).to.equal(platform.rateLimiter);
+    expect(platform.store).to.equal(platform.store);
     expect(platform.cursors.encode).to.be.a('function');
   });
 

@@ -1,26 +1,11 @@
 import { createCoreClient, createTokenVerifier, type CoreClient, type CoreOperation, type TokenVerifier } from '@chat/authz-client';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
 import type { CursorCodec } from '@chat/contracts';
-import {
-  createStreamLeaseRegistry,
-  InProcessFixedWindowRateLimiter,
-  RedisFixedWindowRateLimiter,
-  type AppendRateLimiter,
-  type StreamLeaseRegistry,
-} from '@chat/coordination';
+import { createStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coordination';
 import type { Logger, ReadinessCheck } from '@chat/observability';
 import type { CoreConfig, CursorConfig, DatabaseConfig, RedisConfig } from '@chat/service-config';
 import { redisTargetOf } from './redis-target.ts';
 import { createStore, databaseTargetFor, loadCursorCodec, migrate, openDatabase, type Database, type Store } from '@chat/store';
-
-/** The append rate window, when the process appends. */
-export interface RateLimitSettings {
-  limit: number;
-  windowSeconds: number;
-  scope: 'sender-room' | 'sender';
-  failureMode: 'open' | 'closed';
-  timeoutMs: number;
-}
 
 /** Stream caps, when the process serves streams. */
 export interface StreamCapSettings {
@@ -35,8 +20,6 @@ export interface PlatformConfig {
   redis: RedisConfig;
   core: CoreConfig;
   cursor: CursorConfig;
-  /** Needed by `rateLimiter`. */
-  rateLimit?: RateLimitSettings;
   /** Needed by `leases`. */
   streamCaps?: StreamCapSettings;
 }
@@ -46,7 +29,7 @@ export type CoreCallObserver = (operation: CoreOperation, seconds: number, outco
 
 /**
  * One process's shared resources: one store, one backbone, one core client and token cache, one
- * cursor codec, and (opened on first use) the append rate limiter and the stream leases. Every
+ * cursor codec, and (opened on first use) the stream leases. Every
  * service runtime of the process takes this object instead of opening its own.
  */
 export interface Platform {
@@ -56,8 +39,6 @@ export interface Platform {
   tokens: TokenVerifier;
   core: CoreClient;
   cursors: CursorCodec;
-  /** The append rate limiter (shared through Redis when configured); needs `rateLimit` settings. */
-  readonly rateLimiter: AppendRateLimiter;
   /** The stream-cap leases (shared through Redis when configured); needs `streamCaps` settings. */
   readonly leases: StreamLeaseRegistry;
   /** Adds an observer of core calls (each service's latency histogram); returns its removal. */
@@ -75,13 +56,10 @@ export interface PlatformParts {
   core: CoreConfig;
   cursor: CursorConfig;
   logger: Logger;
-  /** @defaultValue opened from `rateLimit` on first use */
-  rateLimiter?: AppendRateLimiter;
   /** @defaultValue opened from `streamCaps` on first use */
   leases?: StreamLeaseRegistry;
-  rateLimit?: RateLimitSettings;
   streamCaps?: StreamCapSettings;
-  /** Redis for a limiter or leases opened on first use. @defaultValue in-process */
+  /** Redis for leases opened on first use. @defaultValue in-process */
   redis?: RedisConfig;
   /** Whether `close()` closes `database` and `backbone` too. @defaultValue false */
   ownsStorage?: boolean;
@@ -121,7 +99,6 @@ export async function assemblePlatform(parts: PlatformParts): Promise<Platform> 
   const tokens = createTokenVerifier({ coreUrl: parts.core.url });
   const cursors = await loadCursorCodec(store.serviceKeys, parts.cursor);
   const redis = parts.redis ?? { url: undefined, keyPrefix: 'chat' };
-  let rateLimiter = parts.rateLimiter;
   let leases = parts.leases;
   const opened: Array<{ close?(): Promise<void> }> = [];
 
@@ -132,13 +109,6 @@ export async function assemblePlatform(parts: PlatformParts): Promise<Platform> 
     tokens,
     core,
     cursors,
-    get rateLimiter() {
-      if (rateLimiter) return rateLimiter;
-      if (!parts.rateLimit) throw new Error('this process has no append rate-limit settings');
-      const created = createRateLimiter(parts.rateLimit, redis, logger);
-      opened.push(created);
-      return (rateLimiter = created);
-    },
     get leases() {
       if (leases) return leases;
       if (!parts.streamCaps) throw new Error('this process has no stream-cap settings');
@@ -162,18 +132,4 @@ export async function assemblePlatform(parts: PlatformParts): Promise<Platform> 
       await database.close();
     },
   };
-}
-
-function createRateLimiter(settings: RateLimitSettings, redis: RedisConfig, logger: Logger): AppendRateLimiter & { close?(): Promise<void> } {
-  const window = { limit: settings.limit, windowSeconds: settings.windowSeconds, scope: settings.scope };
-  const target = redisTargetOf(redis);
-  if (!target) return new InProcessFixedWindowRateLimiter(window);
-  return new RedisFixedWindowRateLimiter({
-    ...window,
-    redis: target,
-    keyPrefix: redis.keyPrefix,
-    failureMode: settings.failureMode,
-    timeoutMs: settings.timeoutMs,
-    onFailure: (err: unknown) => logger.warn({ err }, 'append rate limiter unavailable'),
-  });
 }

@@ -6,8 +6,8 @@ import type { SqlClient } from './sql-client.ts';
 
 /**
  * Appends a batch of messages, to one room or several, in one statement and so one transaction
- * (`chat_append_messages_v2`, migration 0006): for every room its counters, its messages and their
- * outbox entries commit together. Each room is locked, in scope-key order, before its appends run,
+ * (`chat_append_messages_v3`, migration 0007): for every room its counters, its messages and their
+ * outbox entries commit together, and each append that brings a rate budget takes its unit there. Each room is locked, in scope-key order, before its appends run,
  * so its seq stays contiguous and (createdAt, messageId) follows commit order. An item whose
  * (sender, idempotency key) is already stored in its room, or appears earlier in the batch, is a
  * replay. Rooms must exist (see `ensureRooms`).
@@ -39,12 +39,18 @@ export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promi
       authorizing_subject_kind: m.authorizingSubjectKind,
       bot_credential_id: m.botCredentialId,
       bot_grant_id: m.botGrantId,
+      rate_sender_kind: options.rate?.senderKind ?? null,
+      rate_sender_id: options.rate?.senderId ?? null,
+      rate_room_key: options.rate?.roomKey ?? null,
+      rate_window_start_ms: options.rate?.windowStartMs ?? null,
+      rate_limit: options.rate?.limit ?? null,
     };
   });
   const rows = await sql.query<AppendResultRow>(APPEND_MESSAGES, [JSON.stringify(batch)]);
   const outcomes: Array<AppendOutcome | undefined> = new Array(items.length);
   for (const row of rows) {
     if (row.outcome === 'sealed') outcomes[row.ord] = { kind: 'sealed' };
+    else if (row.outcome === 'rate_limited') outcomes[row.ord] = { kind: 'rate_limited' };
     else if (row.outcome === 'replayed') outcomes[row.ord] = { kind: 'replayed', message: messageRowFromJson(row.stored_message!) };
     else {
       const { scope, message } = items[row.ord]!;
@@ -69,10 +75,10 @@ export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promi
   return outcomes as AppendOutcome[];
 }
 
-/** A row of `chat_append_messages_v2`; int8 columns come as strings from pg and numbers from PGlite. */
+/** A row of `chat_append_messages_v3`; int8 columns come as strings from pg and numbers from PGlite. */
 interface AppendResultRow {
   ord: number;
-  outcome: 'created' | 'replayed' | 'sealed';
+  outcome: 'created' | 'replayed' | 'sealed' | 'rate_limited';
   outbox_id: string | number | null;
   room_id: string | null;
   seq: string | number | null;

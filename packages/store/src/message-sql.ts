@@ -49,13 +49,30 @@ export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
 };
 
 /**
- * Appends a batch in one statement (`chat_append_messages_v2`, migration 0006): one row per append,
+ * Appends a batch in one statement (`chat_append_messages_v3`, migration 0007): one row per append,
  * with its `ord` in the batch, its outcome, and what the database decided for a created message
  * (its outbox id, room, seq, ID and time) or the stored message of a replay.
  */
 export const APPEND_MESSAGES: SqlStatement = {
-  name: 'chat_append_messages_v2',
-  text: 'SELECT * FROM chat_append_messages_v2($1::json)',
+  name: 'chat_append_messages_v3',
+  text: 'SELECT * FROM chat_append_messages_v3($1::json)',
+};
+
+/** Takes a unit of an append rate budget (migration 0007): one row, `taken` true, or `taken` NULL when spent. */
+export const TAKE_RATE_UNIT: SqlStatement = {
+  name: 'chat_take_append_rate_unit_v1',
+  text: 'SELECT chat_take_append_rate_unit($1, $2, $3, $4, $5) AS taken',
+};
+
+/** Gives a unit back to the window it was taken in. */
+export const RETURN_RATE_UNIT: SqlStatement = {
+  name: 'chat_return_append_rate_unit_v1',
+  text: 'SELECT chat_return_append_rate_unit($1, $2, $3, $4)',
+};
+
+/** Deletes rows of ended windows ($1: windows that started before, ms; $2: at most this many). */
+export const SWEEP_RATE_WINDOWS: SqlStatement = {
+  text: 'SELECT chat_sweep_append_rate_windows($1, $2) AS swept',
 };
 
 /** Deletes published outbox entries ($1: JSON array of ids). */

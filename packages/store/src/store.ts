@@ -4,6 +4,7 @@ import { createMentionFanoutRepository, type MentionFanoutRepository } from './m
 import { createMessageRepository, type MessageRepository } from './message.repository.ts';
 import { createNotificationRepository, type NotificationRepository } from './notification.repository.ts';
 import { createOutboxRepository, type OutboxRepository } from './outbox.repository.ts';
+import { createRateWindowRepository, type RateWindowRepository } from './rate-window.repository.ts';
 import { createRoomRepository, type RoomRepository } from './room.repository.ts';
 import { createServiceKeyRepository, type ServiceKeyRepository } from './service-key.repository.ts';
 
@@ -17,6 +18,7 @@ export interface Store {
   readonly inboxes: InboxRepository;
   readonly notifications: NotificationRepository;
   readonly mentionFanout: MentionFanoutRepository;
+  readonly rateWindows: RateWindowRepository;
 }
 
 export function createStore(database: Database): Store {
@@ -33,5 +35,6 @@ export function createStore(database: Database): Store {
     inboxes: createInboxRepository(database.db),
     notifications: createNotificationRepository(database.db),
     mentionFanout: createMentionFanoutRepository(database.db),
+    rateWindows: createRateWindowRepository(database.sql),
   };
 }

@@ -43,15 +43,15 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       redis: config.redis,
       core: { ...config.core, url: coreUrl },
       cursor: config.cursor,
-      rateLimit: config.api.rateLimit,
       streamCaps: config.gateway.caps,
     },
     logger,
   );
 
   const gateway = createGatewayRuntime({ platform, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
-  const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, extraRouters: [gateway.router] });
+  const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit, extraRouters: [gateway.router] });
   api.outbox.relay.start();
+  api.rateWindowSweeper.start();
   const notifier = createNotifierRuntime({ platform, logger });
   await notifier.start();
 
@@ -76,6 +76,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       await gateway.close();
       await closing;
       await api.outbox.relay.stop();
+      await api.rateWindowSweeper.stop();
       await api.outbox.flush();
       await notifier.stop();
       await platform.close();

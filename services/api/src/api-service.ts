@@ -25,14 +25,16 @@ export interface RunningApiService {
 
 /** Opens the platform, starts the outbox relay, the public server and the admin server. */
 export async function startApiService(config: ApiConfig, logger: Logger, hooks: ApiServiceHooks = {}): Promise<RunningApiService> {
-  const platform = await openPlatform({ ...config, rateLimit: config.api.rateLimit }, logger);
+  const platform = await openPlatform(config, logger);
   const api = createApiRuntime({
     platform,
     logger,
     bodyLimitBytes: config.api.bodyLimitBytes,
+    rateLimit: config.api.rateLimit,
     ...(hooks.decoratePublisher ? { decoratePublisher: hooks.decoratePublisher } : {}),
   });
   api.outbox.relay.start();
+  api.rateWindowSweeper.start();
   const listener = hooks.decorateListener ? hooks.decorateListener(api.listener) : api.listener;
   const http = await listen(listener, config.http.port, config.http.host, config.http.limits);
   let draining = false;
@@ -52,6 +54,7 @@ export async function startApiService(config: ApiConfig, logger: Logger, hooks: 
       draining = true;
       await http.shutdown(config.api.shutdownGraceMs);
       await api.outbox.relay.stop();
+      await api.rateWindowSweeper.stop();
       await api.outbox.flush();
       await admin.close();
       await platform.close();

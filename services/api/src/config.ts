@@ -12,8 +12,6 @@ export const apiEnvFields = {
   APPEND_RATE_LIMIT: positiveInt.default(120).describe('appends allowed per window per rate key'),
   APPEND_RATE_WINDOW_SECONDS: positiveInt.max(86_400).default(60).describe('fixed window length; `Retry-After` counts whole seconds to its end'),
   APPEND_RATE_SCOPE: z.enum(['sender-room', 'sender']).default('sender-room').describe('rate key: each sender per room (`sender-room`), or each sender across rooms (`sender`)'),
-  APPEND_RATE_FAILURE_MODE: z.enum(['open', 'closed']).default('open').describe('Redis unreachable: `open` lets appends through (PostgreSQL stays the record), `closed` answers 503'),
-  APPEND_RATE_TIMEOUT_MS: positiveInt.max(10_000).default(1000).describe('longest wait for the shared rate window before the failure mode applies'),
 };
 
 export const ApiEnvSchema = z.object({
@@ -24,13 +22,11 @@ export const ApiEnvSchema = z.object({
 
 type ParsedApiFields = z.output<z.ZodObject<typeof apiEnvFields>>;
 
-/** The append rate window. */
+/** The append rate window (kept in PostgreSQL, shared by every API instance). */
 export interface RateLimitConfig {
   limit: number;
   windowSeconds: number;
   scope: 'sender-room' | 'sender';
-  failureMode: 'open' | 'closed';
-  timeoutMs: number;
 }
 
 /** What the API itself (not the platform under it) is tuned by. */
@@ -47,8 +43,6 @@ export const apiServiceConfigOf = (e: ParsedApiFields): ApiServiceConfig => ({
     limit: e.APPEND_RATE_LIMIT,
     windowSeconds: e.APPEND_RATE_WINDOW_SECONDS,
     scope: e.APPEND_RATE_SCOPE,
-    failureMode: e.APPEND_RATE_FAILURE_MODE,
-    timeoutMs: e.APPEND_RATE_TIMEOUT_MS,
   },
 });
 

@@ -2,7 +2,7 @@ import type { CoreClient, TokenVerifier } from '@chat/authz-client';
 import type { CursorCodec } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 import type { Store } from '@chat/store';
-import type { AppendRateLimiter } from './domain/append-rate-limiter.ts';
+import type { AppendRateWindow } from './domain/append-rate-window.ts';
 import type { CommittedMessagePublisher } from './outbox/outbox.ts';
 import type { ApiMetrics } from './metrics.ts';
 
@@ -18,7 +18,7 @@ export interface ApiDeps {
   clock: () => Date;
   /** Sends a just-committed message to the backbone; the outbox relay covers whatever it misses. */
   publisher: CommittedMessagePublisher;
-  rateLimiter: AppendRateLimiter;
+  rateWindow: AppendRateWindow;
   metrics: ApiMetrics;
   limits: { bodyLimitBytes: number };
 }

@@ -4,6 +4,6 @@ export { startApiService, type ApiServiceHooks, type RunningApiService } from '.
 export { ApiEnvSchema, apiEnvFields, apiServiceConfigOf, loadApiConfig, type ApiConfig, type ApiServiceConfig, type RateLimitConfig } from './config.ts';
 export { IngressErrorsEnvSchema } from './ingress-errors-config.ts';
 export type { ApiDeps } from './deps.ts';
-export type { AppendRateLimiter, AppendRateKey } from './domain/append-rate-limiter.ts';
+export { AppendRateWindow, type AppendRateKey, type AppendRateScope, type AppendRateSettings } from './domain/append-rate-window.ts';
 export type { CommittedEntry, CommittedMessagePublisher } from './outbox/outbox.ts';
 export { listen, type RunningHttpServer } from './http-server.ts';

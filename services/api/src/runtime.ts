@@ -8,12 +8,15 @@ import type { ApiDeps } from './deps.ts';
 import { createOutbox, type CommittedMessagePublisher, type Outbox } from './outbox/outbox.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
 import { appendFastRoutes } from './routes/append-listener.ts';
+import { AppendRateWindow, type AppendRateSettings } from './domain/append-rate-window.ts';
+import { RateWindowSweeper } from './maintenance/rate-window-sweeper.ts';
 
 export interface ApiRuntimeOptions {
-  /** The process's shared resources (store, backbone, core, tokens, cursors, rate limiter). */
+  /** The process's shared resources (store, backbone, core, tokens, cursors). */
   platform: Platform;
   logger: Logger;
   bodyLimitBytes: number;
+  rateLimit: AppendRateSettings;
   /** Extra routers mounted before the 404 fallback (the all-in-one mounts the stream gateway's). */
   extraRouters?: Router[];
   /** @defaultValue a fresh registry with the API's instruments */
@@ -36,6 +39,8 @@ export interface ApiRuntime {
   listener: RequestListener;
   /** Start its relay; on shutdown, after the server stops, stop the relay and flush. */
   outbox: Outbox;
+  /** Start it with the relay; stop it on shutdown. */
+  rateWindowSweeper: RateWindowSweeper;
   /** Stops recording core calls into this runtime's metrics. */
   detach(): void;
 }
@@ -47,19 +52,24 @@ export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
   const detach = platform.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
   const outbox = createOutbox({ store: platform.store, backbone: platform.backbone, logger });
   const publisher = outbox.publisher;
+  const clock = options.clock ?? (() => new Date());
+  const rateWindow = new AppendRateWindow(platform.store.rateWindows, options.rateLimit, (err) => logger.warn({ err }, 'could not give an append rate unit back'));
   const deps: ApiDeps = {
     store: platform.store,
     tokens: platform.tokens,
     core: platform.core,
     cursors: platform.cursors,
     logger,
-    clock: options.clock ?? (() => new Date()),
+    clock,
     publisher: options.decoratePublisher ? options.decoratePublisher(publisher) : publisher,
-    rateLimiter: platform.rateLimiter,
+    rateWindow,
     metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
   };
   const app = createApiApp(deps, options.extraRouters ? { extraRouters: options.extraRouters } : {});
   const fastRoutes = appendFastRoutes(deps);
-  return { deps, app, fastRoutes, listener: createHttpEntry(fastRoutes, app), outbox, detach: () => void detach() };
+  // A sweep every window's length (between 5 s and a minute) keeps the table near one window's budgets.
+  const sweepEveryMs = Math.max(5_000, Math.min(options.rateLimit.windowSeconds * 1000, 60_000));
+  const rateWindowSweeper = new RateWindowSweeper(rateWindow, logger, sweepEveryMs, clock);
+  return { deps, app, fastRoutes, listener: createHttpEntry(fastRoutes, app), outbox, rateWindowSweeper, detach: () => void detach() };
 }

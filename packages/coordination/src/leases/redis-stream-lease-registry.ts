@@ -91,7 +91,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     this.timeoutMs = options.timeoutMs ?? 1000;
     this.onError = options.onError;
     // Renewals go out side by side and are waited for longer than timeoutMs as a batch.
-    this.handle = redisHandle(options.redis, connectionName(this.keyPrefix, 'stream-leases'), this.timeoutMs, { perCommandTimeout: true, autoPipelining: true });
+    this.handle = redisHandle(options.redis, connectionName(this.keyPrefix, 'stream-leases'), this.timeoutMs);
     defineLua(this.handle.redis, TAKE_SLOT);
     defineLua(this.handle.redis, RENEW_SLOTS);
     this.timer = setInterval(() => void this.renewDue(), Math.max(1, Math.floor(this.settings.leaseMs / 3 / RENEWAL_SLICES)));

@@ -19,38 +19,21 @@ export function connectionName(keyPrefix: string, role: string): string {
   return `${keyPrefix}:${role}:${process.pid}`.replace(/\s/g, '_');
 }
 
-/** How a caller uses its connection, which decides two settings of the connection it opens. */
-export interface RedisHandleUse {
-  /**
-   * Does ioredis fail each command after `timeoutMs`? A caller that races every command against
-   * `timeoutMs` from the moment it issues it (`withDeadline`) says no: its own deadline always passes
-   * first, and the second timer costs ~5 µs of CPU per command. A caller that waits longer for a
-   * batch ({@link settleWithin} with more than `timeoutMs`) still needs it.
-   */
-  perCommandTimeout: boolean;
-  /**
-   * Do commands issued in one event-loop turn leave in one write per node? Worth it where many
-   * commands really share a turn (lease renewals go out side by side). Not for one command per
-   * request: the pipeline ioredis builds per turn costs ~35 µs per lone command, and saved nothing
-   * measurable with 16 or 64 rate-limit consumes in flight (tests/bench/redis-command-cost.ts).
-   */
-  autoPipelining: boolean;
-}
-
 /**
  * Opens (for a target) or borrows (for a connection) a connection. Our own connections fail fast: a
  * command queued while Redis is away is failed after one reconnect attempt instead of piling up,
- * because these counters answer a request that is waiting.
+ * because these leases answer a request that is waiting. Commands issued in one event-loop turn
+ * leave in one write per node: lease renewals go out side by side.
  */
-export function redisHandle(target: RedisTargetOrClient, name: string, timeoutMs: number, use: RedisHandleUse): RedisHandle {
+export function redisHandle(target: RedisTargetOrClient, name: string, timeoutMs: number): RedisHandle {
   if (target instanceof Redis || target instanceof Cluster) return { redis: target, owned: false, timeoutMs };
   const redis = openRedisClient(target, {
     connectionName: name,
     connectTimeoutMs: Math.max(timeoutMs, 500),
-    ...(use.perCommandTimeout ? { commandTimeoutMs: timeoutMs } : {}),
+    commandTimeoutMs: timeoutMs,
     maxRetriesPerRequest: 1,
     offlineQueue: true,
-    autoPipelining: use.autoPipelining,
+    autoPipelining: true,
     slotsRefreshIntervalMs: 10_000,
   });
   return { redis, owned: true, timeoutMs };

@@ -2,7 +2,7 @@ import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/au
 import { AppError, AppendMessageRequestSchema, isCanonicalUlid, newUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
 import { roomScopeKey, type AppendOutcome, type MessageRow, type RoomScope, type Store } from '@chat/store';
 import { toMessageResponse } from '@chat/wire';
-import type { AppendRateLimiter, RateUnit } from './append-rate-limiter.ts';
+import { rateLimited, type AppendRateWindow, type RateUnit } from './append-rate-window.ts';
 import type { CommittedMessagePublisher } from '../outbox/outbox.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
 import { measureBody, sameContent, validateMentions } from './message-body.ts';
@@ -12,7 +12,7 @@ export interface AppendMessageDeps {
   store: Store;
   core: CoreClient;
   publisher: CommittedMessagePublisher;
-  rateLimiter: AppendRateLimiter;
+  rateWindow: AppendRateWindow;
   clock: () => Date;
 }
 
@@ -37,24 +37,20 @@ export interface AppendMessageResult {
 
 /**
  * appendRepositoryMessage / appendBranchMessage. An exact retry always gets the original message
- * and consumes no rate capacity in the end (spec section 4, append rule 3), however the room and
- * the sender's budget changed since. Two ways get there:
+ * and consumes no rate capacity (spec section 4, append rule 3), however the room and the sender's
+ * budget changed since. Two ways get there:
  *
- * - Plain appends (no mentions, into a room core calls active), nearly all of them, take a rate
- *   unit first and let the store's append find an earlier message with the key: it checks the key
- *   before anything else, in the same statement that would insert. A retry (or a key reused for
- *   other content, or nothing appended at all) gives its unit back before the answer leaves. Only
- *   when the budget is spent does the append look for an earlier message first, so a retry is
- *   never refused. This spares a store round trip on every append; the price is that a retry holds
- *   a unit for the few milliseconds of its append, during which the same sender's other appends
- *   into the same budget see one unit fewer (they can be refused only if that unit was the last).
+ * - Plain appends (no mentions, into a room core calls active), nearly all of them, are one
+ *   statement: the store's append takes the rate unit in the same transaction, after it finds no
+ *   earlier message with the key. A retry takes no unit; a retry whose budget is spent is answered
+ *   as a retry, not refused.
  * - Appends with mentions, and appends into a room core calls sealed, look the key up first, so a
- *   retry is answered before the mention checks call core or the seal is recorded.
- *
- * The rate unit is taken before core resolves the mentions: a sender past the limit gets 429 without
- * any call to core, so the limit also bounds how often one can ask core who may read a room. A
- * lookup core answered with a refusal (MENTION_TARGET_INVALID, CORE_RESOURCE_TOKEN_REJECTED) keeps
- * its unit; one core could not answer gives it back.
+ *   retry is answered before the mention checks call core or the seal is recorded. An append with
+ *   mentions then takes its unit before core resolves them: a sender past the limit gets 429
+ *   without any call to core, so the limit also bounds how often one can ask core who may read a
+ *   room. A lookup core answered with a refusal (MENTION_TARGET_INVALID,
+ *   CORE_RESOURCE_TOKEN_REJECTED) keeps its unit; one core could not answer gives it back, and so
+ *   does an append that turns out a retry after all (a concurrent one committed first).
  */
 export async function appendMessage(deps: AppendMessageDeps, input: AppendMessageInput): Promise<AppendMessageResult> {
   const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
@@ -64,38 +60,33 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
   validateMentions(mentions, bytes);
   const sender = { senderKind: input.principal.kind, senderId: input.principal.id } as const;
   const content = { bodyMarkdown: request.bodyMarkdown, mentions };
-  const findEarlier = () => deps.store.messages.findByIdempotencyKey(input.scope, sender.senderKind, sender.senderId, idempotencyKey);
 
   const checkFirst = mentions.length > 0 || input.access.scopeState === 'sealed';
   if (checkFirst) {
-    const earlier = await findEarlier();
+    const earlier = await deps.store.messages.findByIdempotencyKey(input.scope, sender.senderKind, sender.senderId, idempotencyKey);
     if (earlier) return replay(earlier, content);
   }
   if (input.access.scopeState === 'sealed') {
     await deps.store.rooms.seal(input.scope, deps.clock());
     throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
   }
-  // Built from the request alone: a missing resource credential is refused before it costs a unit.
-  const lookup = mentions.length > 0 ? mentionLookup({ principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization }) : undefined;
-  let unit: RateUnit;
-  try {
-    unit = await deps.rateLimiter.consume({ ...sender, roomScopeKey: roomScopeKey(input.scope) });
-  } catch (err) {
-    // A retry must not be refused for a budget its first attempt helped spend.
-    const earlier = !checkFirst && err instanceof AppError && err.code === 'RATE_LIMITED' ? await findEarlier() : null;
-    if (earlier) return replay(earlier, content);
-    throw err;
-  }
-  if (lookup) {
+  const now = deps.clock();
+  const rateKey = { ...sender, roomScopeKey: roomScopeKey(input.scope) };
+  let unit: RateUnit | undefined;
+  if (mentions.length > 0) {
+    // Built from the request alone: a missing resource credential is refused before it costs a unit.
+    const lookup = mentionLookup({ principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization });
+    unit = await deps.rateWindow.take(rateKey, now.getTime());
     try {
       await resolveMentionTargets(deps.core, lookup, input.requestId);
     } catch (err) {
       // A lookup core answered keeps its unit, refused targets or credential included: otherwise
       // probing who may read the room, or whether a credential works, would never meet the limit.
-      if (!(err instanceof AppError) || err.code === 'AUTHORIZATION_UNAVAILABLE') await unit.refund();
+      if (!(err instanceof AppError) || err.code === 'AUTHORIZATION_UNAVAILABLE') await unit.giveBack();
       throw err;
     }
   }
+  const placed = unit ? undefined : deps.rateWindow.budgetAt(rateKey, now.getTime());
 
   const { attribution } = input.access;
   let outcome: AppendOutcome;
@@ -116,22 +107,24 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
         botCredentialId: attribution.botCredentialId,
         botGrantId: attribution.botGrantId,
       },
-      { newRoomId: newUlid(), now: deps.clock() },
+      placed ? { newRoomId: newUlid(), now, rate: placed.budget } : { newRoomId: newUlid(), now },
     );
   } catch (err) {
     // Nothing was appended (or, rarely, a commit whose answer was lost: the client's retry then
     // finds it and is answered as a retry).
-    await unit.refund();
+    await unit?.giveBack();
     throw err;
   }
   switch (outcome.kind) {
     case 'replayed':
       // An earlier append with this key (or a concurrent one that committed first).
-      await unit.refund();
+      await unit?.giveBack();
       return replay(outcome.message, content);
     case 'sealed':
-      await unit.refund();
+      await unit?.giveBack();
       throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
+    case 'rate_limited':
+      throw rateLimited(placed?.remainingMs ?? 1);
     case 'created': {
       const message = toMessageResponse(outcome.message);
       // The backbone payload of a message is its MessageResponse JSON (the relay makes the same).

@@ -8,7 +8,6 @@ import { inboxKey, migrate, openDatabase, type Database, type InboxOwner } from 
 import { AcknowledgeInboxResponseSchema, InboxPageResponseSchema } from '@chat/contracts';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
-import { InProcessFixedWindowRateLimiter } from '@chat/coordination';
 import { assemblePlatform } from '@chat/platform';
 import { createApiRuntime, type ApiRuntime } from '../runtime.ts';
 import { inboxCursorScope } from '../presenters/notification.presenter.ts';
@@ -49,12 +48,11 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
     const platform = await assemblePlatform({
       database,
       backbone: new InProcessBackbone(),
-      rateLimiter: new InProcessFixedWindowRateLimiter(),
       logger,
       core: { url: core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 2000 },
       cursor: { secret: undefined, previousSecrets: [] },
     });
-    api = createApiRuntime({ platform, logger, bodyLimitBytes: 262_144 });
+    api = createApiRuntime({ platform, logger, bodyLimitBytes: 262_144, rateLimit: { limit: 120, windowSeconds: 60, scope: 'sender-room' } });
     server = api.app.listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,44 @@
+/**
+ * One process of the racing-appends test (append-rate.test.ts): opens its own pool on the test
+ * database, appends `count` messages at once, all under one budget across rooms, and prints the
+ * outcome kinds as one JSON line. Usage: append-under-budget.ts <senderId> <repositoryIds,comma>
+ * <windowStartMs> <limit> <count>
+ */
+import { ulid } from 'ulid';
+import { createStore, openDatabase } from '../src/index.ts';
+import { TEST_DATABASE_URL } from './targets.ts';
+
+const [senderId, repositories, windowStartMs, limit, count] = process.argv.slice(2);
+if (senderId === undefined || repositories === undefined || count === undefined) {
+  throw new Error('usage: append-under-budget.ts <senderId> <repositoryIds> <windowStartMs> <limit> <count>');
+}
+const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, poolSize: 4 });
+const store = createStore(database);
+const rooms = repositories.split(',');
+const rate = { senderKind: 'bot' as const, senderId, roomKey: '*', windowStartMs: Number(windowStartMs), limit: Number(limit) };
+const kinds = await Promise.all(
+  Array.from({ length: Number(count) }, async (_, i) => {
+    const outcome = await store.messages.append(
+      { repositoryId: rooms[i % rooms.length]!, branchId: null },
+      {
+        senderKind: 'bot',
+        senderId,
+        requestId: ulid(),
+        idempotencyKey: ulid(),
+        bodyMarkdown: `racing ${i}`,
+        bodyBytes: `racing ${i}`.length,
+        renderedHtml: `<p>racing ${i}</p>\n`,
+        mentions: null,
+        authorizationDecisionId: null,
+        authorizingSubjectId: null,
+        authorizingSubjectKind: null,
+        botCredentialId: null,
+        botGrantId: null,
+      },
+      { newRoomId: ulid(), now: new Date(), rate },
+    );
+    return outcome.kind;
+  }),
+);
+process.stdout.write(`${JSON.stringify(kinds)}\n`);
+await database.close();
