@@ -10,9 +10,8 @@ export const MODEL_INPUTS = {
   deliveriesPerGatewayCpuSecond: { low: 193_000, high: 313_000 },
   /** `e_gw`: gateway CPU per backbone entry read, in ms. */
   gatewayMsPerEntryRead: { low: 0.011, high: 0.06 },
-  /** `r_xadd`, `r_rate`, `r_read`, `r_renew`: Redis operations per Redis CPU-second. */
+  /** `r_xadd`, `r_read`, `r_renew`: Redis operations per Redis CPU-second. */
   redisXaddPerCpuSecond: 90_700,
-  redisRateWindowPerCpuSecond: 56_000,
   redisEntriesReadPerCpuSecond: 727_000,
   redisRenewalPerCpuSecond: 89_400,
   /** Lease renewal period: `STREAM_LEASE_MS` (30 s) / 3. */
@@ -35,8 +34,6 @@ export interface ScaleLoad {
   streams: HeldStream[];
   /** Messages appended per room (the room's history), by roomId. */
   appendsByRoom: Map<string, number>;
-  /** Rate-window script calls per hash-tagged sender key (one per append). */
-  appendsBySenderKey: Map<string, number>;
   /** The backbone partition stream (`{messages:pp}`) of each room, by roomId. */
   partitionKeyOfRoom: Map<string, string>;
   /** The writing window the CPU and Redis counters cover, in seconds. */
@@ -65,16 +62,17 @@ export interface ShardPrediction {
   port: number;
   /** Publish: one XADD per append on its room's partition stream. */
   xadd: number;
-  /** Rate windows: one script call per append on its sender's key. */
-  rateCalls: number;
-  /** Lease renewals: one call per (gateway, busy set) per round; the window holds k or k + 1 rounds of each gateway. */
+  /**
+   * Script calls: lease renewals, one per (gateway, busy set) per round; the window holds k or k + 1
+   * rounds of each gateway. Takes and releases come when streams open and close, outside the window.
+   */
   renewalCalls: Range;
   /** Entries served to gateways: every gateway reads every entry of the shard's partitions (`A × G`). */
   entriesServed: number;
   /** The model's Redis CPU sum for this shard's share of the work (renewals at the mean round count), in cores. */
   cores: number;
   keys: { roomSets: string[]; principalSets: string[]; partitions: string[] };
-  /** Share of the operations the model counts (XADD + script calls), as a range over the renewal phase. */
+  /** Share of the operations the model counts (XADD + renewals), as a range over the renewal phase. */
   operationsShare: Range;
   /** Share of the entries served to gateways, which egress follows (`A × G × b_entry`). */
   egressShare: number;
@@ -116,13 +114,11 @@ export function predictShards(load: ScaleLoad, ports: number[]): ShardPrediction
   const rooms = [...load.appendsByRoom.keys()];
   const rows = ports.map((port) => {
     const xadd = sum(rooms.filter((room) => on(load.partitionKeyOfRoom.get(room)!, port)).map((room) => load.appendsByRoom.get(room)!));
-    const rateCalls = sum([...load.appendsBySenderKey].filter(([key]) => on(key, port)).map(([, n]) => n));
     const perRound = sum(setsByGateway.map((sets) => [...sets].filter((key) => on(key, port)).length));
     const renewalCalls = { low: perRound * fewest, high: perRound * most };
     const entriesServed = xadd * load.gateways;
     const cpuSeconds =
       xadd / inputs.redisXaddPerCpuSecond +
-      rateCalls / inputs.redisRateWindowPerCpuSecond +
       entriesServed / inputs.redisEntriesReadPerCpuSecond +
       (perRound * rounds) / inputs.redisRenewalPerCpuSecond;
     const cores = cpuSeconds / load.seconds;
@@ -131,15 +127,14 @@ export function predictShards(load: ScaleLoad, ports: number[]): ShardPrediction
       principalSets: [...new Set(load.streams.map((s) => s.principalSetKey))].filter((k) => on(k, port)),
       partitions: [...new Set(rooms.map((room) => load.partitionKeyOfRoom.get(room)!))].filter((k) => on(k, port)),
     };
-    return { port, xadd, rateCalls, renewalCalls, entriesServed, cores, keys, perRound };
+    return { port, xadd, renewalCalls, entriesServed, cores, keys, perRound };
   });
   // A shard's share is lowest when it gets the fewest renewal rounds and every other shard the most.
-  const fixedOps = (r: (typeof rows)[number]) => r.xadd + r.rateCalls;
   const entriesServed = sum(rows.map((r) => r.entriesServed));
   return rows.map((r) => {
     const others = rows.filter((o) => o !== r);
-    const low = (fixedOps(r) + r.renewalCalls.low) / (fixedOps(r) + r.renewalCalls.low + sum(others.map((o) => fixedOps(o) + o.renewalCalls.high)));
-    const high = (fixedOps(r) + r.renewalCalls.high) / (fixedOps(r) + r.renewalCalls.high + sum(others.map((o) => fixedOps(o) + o.renewalCalls.low)));
+    const low = (r.xadd + r.renewalCalls.low) / (r.xadd + r.renewalCalls.low + sum(others.map((o) => o.xadd + o.renewalCalls.high)));
+    const high = (r.xadd + r.renewalCalls.high) / (r.xadd + r.renewalCalls.high + sum(others.map((o) => o.xadd + o.renewalCalls.low)));
     const { perRound: _perRound, ...prediction } = r;
     return { ...prediction, operationsShare: { low, high }, egressShare: r.entriesServed / entriesServed };
   });

@@ -32,7 +32,7 @@ const inRange = (value: number, range: Range) => value >= range.low - 1e-9 && va
  * Where the measurement departs from the model (empty when it agrees): every stream opened and
  * held where the ingress put it; deliveries per gateway exactly its streams' share of the appends;
  * CPU shares within {@link GATEWAY_CPU_SHARE_TOLERANCE}; per shard, XADDs exactly its partitions'
- * appends, script calls within its rate windows plus k to k + 1 renewal rounds, the share of
+ * appends, script calls within k to k + 1 rounds of lease renewals, the share of
  * operations within the range that follows, the share of bytes sent within
  * {@link EGRESS_SHARE_TOLERANCE} of its share of entries served, and the lease sets and partition streams on the
  * masters their hash tags name, both masters carrying rooms; 0 lost, duplicated, reordered.
@@ -51,8 +51,8 @@ export function scaleProblems(result: ScaleResult): string[] {
   }
   for (const { port, predicted, measured } of result.shards) {
     if (measured.xadd !== predicted.xadd) problems.push(`shard ${port}: ${measured.xadd} XADD, the model ${predicted.xadd}`);
-    const scripts = { low: predicted.rateCalls + predicted.renewalCalls.low, high: predicted.rateCalls + predicted.renewalCalls.high };
-    if (!inRange(measured.scriptCalls, scripts)) problems.push(`shard ${port}: ${measured.scriptCalls} script calls, the model ${scripts.low}–${scripts.high}`);
+    const renewals = predicted.renewalCalls;
+    if (!inRange(measured.scriptCalls, renewals)) problems.push(`shard ${port}: ${measured.scriptCalls} script calls, the model ${renewals.low}–${renewals.high} renewals`);
     if (Math.abs(measured.egressShare - predicted.egressShare) > EGRESS_SHARE_TOLERANCE) {
       problems.push(`shard ${port}: ${percent(measured.egressShare)} of the bytes sent, the model ${percent(predicted.egressShare)} ± ${EGRESS_SHARE_TOLERANCE * 100} points`);
     }
@@ -117,10 +117,10 @@ export function describeScale(result: ScaleResult): Array<{ name: string; value:
         `keys: ${measured.keys.roomSets.length} room lease sets, ${measured.keys.principalSets.length} principal sets, ${measured.keys.partitions.length} message partitions; ` +
         `${(measured.netOutputBytes / 1e6).toFixed(1)} MB sent (${percent(measured.egressShare)}), ${measured.cores.toFixed(3)} cores`,
       target:
-        `${formatCount(predicted.xadd)} XADD, ${formatCount(predicted.rateCalls + predicted.renewalCalls.low)}–${formatCount(predicted.rateCalls + predicted.renewalCalls.high)} script calls ` +
+        `${formatCount(predicted.xadd)} XADD, ${formatCount(predicted.renewalCalls.low)}–${formatCount(predicted.renewalCalls.high)} script calls ` +
         `(${percent(predicted.operationsShare.low)}–${percent(predicted.operationsShare.high)}); keys ${predicted.keys.roomSets.length} / ${predicted.keys.principalSets.length} / ${predicted.keys.partitions.length}; ` +
         `${percent(predicted.egressShare)} of the bytes sent ± ${EGRESS_SHARE_TOLERANCE * 100} points`,
-      note: `model: ${formatCount(predicted.rateCalls)} rate-window calls + ${formatCount(predicted.renewalCalls.low)}–${formatCount(predicted.renewalCalls.high)} renewals; ${formatCount(predicted.entriesServed)} entries served (A × G); Redis CPU by the model's sums ${predicted.cores.toFixed(4)} cores`,
+      note: `model: script calls are lease renewals, k to k + 1 rounds of each gateway's sets on the master; ${formatCount(predicted.entriesServed)} entries served (A × G); Redis CPU by the model's sums ${predicted.cores.toFixed(4)} cores`,
     });
   }
   const { order } = result;

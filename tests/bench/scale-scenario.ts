@@ -61,7 +61,7 @@ export interface ShardFigures {
   predicted: ShardPrediction;
   measured: {
     xadd: number;
-    /** EVALSHA + EVAL: rate windows and lease renewals. */
+    /** EVALSHA + EVAL: lease renewals. */
     scriptCalls: number;
     operationsShare: number;
     netOutputBytes: number;
@@ -129,7 +129,7 @@ async function measureScale(cluster: BenchCluster, redis: RedisCluster, shape: S
     const open = await openPlacedStreams(cluster, pool, placed, openers);
     progress(`${formatCount(open.opened)} streams opened in ${open.seconds.toFixed(1)} s${formatFailures(open.failures)}`);
 
-    // One append per writer, outside the window: each API loads the rate-window script on the masters.
+    // One append per writer, outside the window: each API's first appends (its first calls to core and PostgreSQL) are not measured.
     await Promise.all(writers.map((token, i) => postMessage(cluster.apiUrls[i % cluster.apiUrls.length]! + branchMessagesPath(cluster, warmUpBranch!), token)));
 
     const meter = new CpuMeter([
@@ -187,7 +187,7 @@ async function measureScale(cluster: BenchCluster, redis: RedisCluster, shape: S
 }
 
 type PlacedStream = ReturnType<typeof placeStreams>[number];
-type RoomHistory = { roomId: string; ids: string[]; senders: string[] };
+type RoomHistory = { roomId: string; ids: string[] };
 
 /** Opens every placed stream in `ids` mode; a room's first stream materializes it alone, the rest then open together. */
 async function openPlacedStreams(cluster: BenchCluster, pool: SseLoadPool, placed: PlacedStream[], tokens: string[]): Promise<PoolOpenResult> {
@@ -201,8 +201,8 @@ async function openPlacedStreams(cluster: BenchCluster, pool: SseLoadPool, place
 
 /**
  * The run as the model sees it: each stream's gateway and the Redis keys its lease and its room's
- * events use (named as the services name them), the appends per room and per sender, and the
- * master serving each key.
+ * events use (named as the services name them), the appends per room, and the master serving each
+ * key.
  */
 async function modelLoad(
   cluster: BenchCluster,
@@ -221,15 +221,8 @@ async function modelLoad(
   }));
   const appendsByRoom = new Map([...run.histories.values()].map((h) => [h.roomId, h.ids.length]));
   const partitionKeyOfRoom = new Map([...appendsByRoom.keys()].map((roomId) => [roomId, partitions.stream('messages', partitions.partitionOf(roomId))]));
-  const appendsBySenderKey = new Map<string, number>();
-  for (const { senders } of run.histories.values()) {
-    for (const sender of senders) {
-      const key = `${prefix}:{rl:${sender}}`;
-      appendsBySenderKey.set(key, (appendsBySenderKey.get(key) ?? 0) + 1);
-    }
-  }
-  const keys = [...new Set([...streams.flatMap((s) => [s.roomSetKey, s.principalSetKey]), ...partitionKeyOfRoom.values(), ...appendsBySenderKey.keys()])];
-  return { gateways: run.gateways, streams, appendsByRoom, appendsBySenderKey, partitionKeyOfRoom, seconds: run.seconds, masterOf: await redisShards.masterOfKeys(keys) };
+  const keys = [...new Set([...streams.flatMap((s) => [s.roomSetKey, s.principalSetKey]), ...partitionKeyOfRoom.values()])];
+  return { gateways: run.gateways, streams, appendsByRoom, partitionKeyOfRoom, seconds: run.seconds, masterOf: await redisShards.masterOfKeys(keys) };
 }
 
 /** Each gateway's own counts (its metrics) and CPU next to the model's prediction. */
@@ -299,7 +292,7 @@ function placeStreams(shape: ScaleShape, branches: string[], principals: number)
   return placed;
 }
 
-/** Each room's messageIds in list order, its roomId and each message's sender (`<kind>:<id>`), 8 rooms at a time. */
+/** Each room's messageIds in list order and its roomId, 8 rooms at a time. */
 async function readHistories(cluster: BenchCluster, branches: string[], token: string): Promise<Map<string, RoomHistory>> {
   const api = new ApiClient(cluster.apiUrls[0]!);
   const histories = new Map<string, RoomHistory>();
@@ -311,7 +304,7 @@ async function readHistories(cluster: BenchCluster, branches: string[], token: s
           const branchId = branches[next++]!;
           const items = await readRoomHistory(api, { repositoryId: cluster.fixture.repositoryId, branchId }, token);
           if (items.length === 0) throw new Error(`room of branch ${branchId} got no message`);
-          histories.set(branchId, { roomId: items[0]!.roomId, ids: items.map((m) => m.messageId), senders: items.map((m) => `${m.senderKind}:${m.senderId}`) });
+          histories.set(branchId, { roomId: items[0]!.roomId, ids: items.map((m) => m.messageId) });
         }
       }),
     );
