@@ -87,21 +87,29 @@ describe('streams: Redis paused (SIGSTOP) and restarted empty, with 1 API and 1 
     expectClean(report);
   }
 
-  it('SIGSTOP during appends, then SIGCONT: 0 × 500, every append 201 or 503, every committed message reaches the stream once Redis is back', async () => {
+  it('SIGSTOP during appends, then SIGCONT: every append 201 (an append does not wait for Redis), the API stays ready while the gateway is not, every committed message reaches the stream once Redis is back', async () => {
+    let attempts: Attempt[] = [];
+    const readiness: Array<{ api: number; gateway: number }> = [];
     await streamAndCheck('redis paused', async (scope, token) => {
       let done = false;
       const writing = appendWhile(cluster, scope, token, 'pause', () => done);
       await sleep(1000);
       redis.pause();
       try {
-        await sleep(4000);
+        await sleep(3000);
+        const status = async (url: string) => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) })).status;
+        readiness.push({ api: await status(cluster.apis[0]!.adminUrl), gateway: await status(cluster.gateways[0]!.adminUrl) });
+        await sleep(1000);
       } finally {
         redis.resume();
       }
       await sleep(1500);
       done = true;
-      return writing;
+      attempts = await writing;
+      return attempts;
     });
+    expect(tally(attempts), 'every append while Redis was paused').to.have.keys('201');
+    expect(readiness, 'readiness while Redis was paused').to.deep.equal([{ api: 200, gateway: 503 }]);
   });
 
   it('SIGKILL and an empty Redis on the same port: streams reconnect with Last-Event-ID and get everything from PostgreSQL', async () => {

@@ -43,7 +43,9 @@ export async function startApiService(config: ApiConfig, logger: Logger, hooks: 
     host: config.admin.host,
     registry: api.deps.metrics.registry,
     isDraining: () => draining,
-    checks: platform.readinessChecks(),
+    // Not Redis: an append needs PostgreSQL and core only (a publish Redis misses is left to the
+    // outbox relay), so an API pod stays in service through a Redis outage or failover.
+    checks: platform.readinessChecks().filter((c) => c.name !== 'redis'),
     logger,
   });
   logger.info({ port: http.port, admin: admin.url }, 'chat api listening');
