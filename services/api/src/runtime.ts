@@ -9,7 +9,8 @@ import { createOutbox, type CommittedMessagePublisher, type Outbox } from './out
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
 import { appendFastRoutes } from './routes/append-listener.ts';
 import { AppendRateWindow, type AppendRateSettings } from './domain/append-rate-window.ts';
-import { RateWindowSweeper } from './maintenance/rate-window-sweeper.ts';
+import { rateWindowSweeper } from './maintenance/rate-window-sweeper.ts';
+import type { PeriodicTask } from './maintenance/periodic-task.ts';
 
 export interface ApiRuntimeOptions {
   /** The process's shared resources (store, backbone, core, tokens, cursors). */
@@ -40,7 +41,7 @@ export interface ApiRuntime {
   /** Start its relay; on shutdown, after the server stops, stop the relay and flush. */
   outbox: Outbox;
   /** Start it with the relay; stop it on shutdown. */
-  rateWindowSweeper: RateWindowSweeper;
+  rateWindowSweeper: PeriodicTask;
   /** Stops recording core calls into this runtime's metrics. */
   detach(): void;
 }
@@ -70,6 +71,6 @@ export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
   const fastRoutes = appendFastRoutes(deps);
   // A sweep every window's length (between 5 s and a minute) keeps the table near one window's budgets.
   const sweepEveryMs = Math.max(5_000, Math.min(options.rateLimit.windowSeconds * 1000, 60_000));
-  const rateWindowSweeper = new RateWindowSweeper(rateWindow, logger, sweepEveryMs, clock);
-  return { deps, app, fastRoutes, listener: createHttpEntry(fastRoutes, app), outbox, rateWindowSweeper, detach: () => void detach() };
+  const sweeper = rateWindowSweeper(rateWindow, logger, sweepEveryMs, clock);
+  return { deps, app, fastRoutes, listener: createHttpEntry(fastRoutes, app), outbox, rateWindowSweeper: sweeper, detach: () => void detach() };
 }

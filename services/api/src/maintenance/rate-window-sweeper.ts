@@ -1,38 +1,13 @@
 import type { Logger } from '@chat/observability';
 import type { AppendRateWindow } from '../domain/append-rate-window.ts';
+import { PeriodicTask } from './periodic-task.ts';
 
 /**
  * Deletes the rows of ended append rate windows now and then, so the table holds about one
  * window's budgets rather than every budget ever used. Any number of API processes may sweep at
- * once: a sweep skips rows an append or another sweep holds.
+ * once: a sweep skips rows an append or another sweep holds. A pending sweep does not keep the
+ * process alive.
  */
-export class RateWindowSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-
-  constructor(
-    private readonly rateWindow: AppendRateWindow,
-    private readonly logger: Logger,
-    private readonly intervalMs: number,
-    private readonly clock: () => Date,
-  ) {}
-
-  start(): void {
-    const tick = () => {
-      this.running = this.rateWindow
-        .sweep(this.clock().getTime())
-        .then(() => undefined)
-        .catch((err: unknown) => this.logger.warn({ err }, 'rate window sweep failed; retrying'))
-        .finally(() => {
-          if (this.timer !== undefined) this.timer = setTimeout(tick, this.intervalMs).unref();
-        });
-    };
-    this.timer = setTimeout(tick, this.intervalMs).unref();
-  }
-
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
-  }
+export function rateWindowSweeper(rateWindow: AppendRateWindow, logger: Logger, intervalMs: number, clock: () => Date): PeriodicTask {
+  return new PeriodicTask(intervalMs, () => rateWindow.sweep(clock().getTime()), (err) => logger.warn({ err }, 'rate window sweep failed; retrying'), false);
 }

@@ -3,6 +3,7 @@ import type { Logger } from '@chat/observability';
 import type { OutboxEntry, OutboxRepository } from '@chat/store';
 import { committedMessageEventsFromPayload, storedMessageEvents } from '@chat/wire';
 import type { OutboxSettings } from './outbox.types.ts';
+import { PeriodicTask } from '../maintenance/periodic-task.ts';
 
 /**
  * Publishes outbox entries that nobody published right after commit (a crash between commit and
@@ -10,8 +11,7 @@ import type { OutboxSettings } from './outbox.types.ts';
  * commit order within a room. A repeat is harmless: consumers drop what they already have by seq.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly schedule: PeriodicTask;
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -19,18 +19,12 @@ export class OutboxRelay {
     private readonly logger: Logger,
     private readonly settings: Pick<OutboxSettings, 'graceMs' | 'intervalMs' | 'batchSize'>,
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.schedule = new PeriodicTask(settings.intervalMs, () => this.sweep(), (err) => this.logger.warn({ err }, 'outbox sweep failed; retrying'));
+  }
 
   start(): void {
-    const tick = () => {
-      this.running = this.sweep()
-        .then(() => undefined)
-        .catch((err: unknown) => this.logger.warn({ err }, 'outbox sweep failed; retrying'))
-        .finally(() => {
-          if (this.timer !== undefined) this.timer = setTimeout(tick, this.settings.intervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, this.settings.intervalMs);
+    this.schedule.start();
   }
 
   /**
@@ -68,8 +62,6 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.schedule.stop();
   }
 }
