@@ -71,6 +71,17 @@ for (const target of testTargets) {
       expect((await append(budget)).kind).to.equal('rate_limited');
     });
 
+    it('gives a unit that a replay in the same batch returned to a later append of that batch', async () => {
+      const budget = budgetFor(scope, 2);
+      const key = ulid();
+      expect((await append(budget, key)).kind).to.equal('created');
+      // One batch: the retry takes the last unit first, finds its key and gives the unit back; the
+      // new append, refused when the batch took its units, gets that unit.
+      const [retry, fresh] = await Promise.all([append(budget, key), append(budget)]);
+      expect([retry.kind, fresh.kind]).to.deep.equal(['replayed', 'created']);
+      expect((await append(budget)).kind).to.equal('rate_limited');
+    });
+
     it('takes no unit for an append into a sealed room', async () => {
       const budget = budgetFor(scope, 2);
       expect((await append(budget)).kind).to.equal('created');

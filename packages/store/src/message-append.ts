@@ -6,11 +6,12 @@ import type { SqlClient } from './sql-client.ts';
 
 /**
  * Appends a batch of messages, to one room or several, in one statement and so one transaction
- * (`chat_append_messages_v3`, migration 0007): for every room its counters, its messages and their
- * outbox entries commit together, and each append that brings a rate budget takes its unit there. Each room is locked, in scope-key order, before its appends run,
- * so its seq stays contiguous and (createdAt, messageId) follows commit order. An item whose
- * (sender, idempotency key) is already stored in its room, or appears earlier in the batch, is a
- * replay. Rooms must exist (see `ensureRooms`).
+ * (`chat_append_messages_v3`, migrations 0007 and 0008): for every room its counters, its messages
+ * and their outbox entries commit together, and each append that brings a rate budget takes its
+ * unit there. Each room is locked, in scope-key order, before its appends run, so its seq stays
+ * contiguous and (createdAt, messageId) follows commit order. An item whose (sender, idempotency
+ * key) is already stored in its room, or appears earlier in the batch, is a replay. Rooms must exist
+ * (see `ensureRooms`).
  *
  * Message IDs: each item brings a fresh ULID at its own time, which the database takes when that
  * time is past the room's last message, and otherwise replaces with the last ID plus one (the rule

@@ -49,9 +49,9 @@ export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
 };
 
 /**
- * Appends a batch in one statement (`chat_append_messages_v3`, migration 0007): one row per append,
- * with its `ord` in the batch, its outcome, and what the database decided for a created message
- * (its outbox id, room, seq, ID and time) or the stored message of a replay.
+ * Appends a batch in one statement (`chat_append_messages_v3`, migrations 0007 and 0008): one row
+ * per append, with its `ord` in the batch, its outcome, and what the database decided for a created
+ * message (its outbox id, room, seq, ID and time) or the stored message of a replay.
  */
 export const APPEND_MESSAGES: SqlStatement = {
   name: 'chat_append_messages_v3',
