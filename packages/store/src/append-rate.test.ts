@@ -2,26 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
+import { newMessage } from '../test/new-message.ts';
 import { testTargets } from '../test/targets.ts';
-import { createStore, type AppendOutcome, type AppendRateBudget, type NewMessage, type RoomScope, type Store } from './index.ts';
-
-function newMessage(senderId: string, key = ulid()): NewMessage {
-  return {
-    senderKind: 'user',
-    senderId,
-    requestId: ulid(),
-    idempotencyKey: key,
-    bodyMarkdown: 'hello',
-    bodyBytes: 5,
-    renderedHtml: '<p>hello</p>\n',
-    mentions: null,
-    authorizationDecisionId: ulid(),
-    authorizingSubjectId: senderId,
-    authorizingSubjectKind: 'user',
-    botCredentialId: null,
-    botGrantId: null,
-  };
-}
+import { createStore, type AppendOutcome, type AppendRateBudget, type RoomScope, type Store } from './index.ts';
 
 let senders = 0;
 /** A budget of a sender no other test uses, in the current minute. */
@@ -51,7 +34,7 @@ for (const target of testTargets) {
     });
 
     const append = (budget: AppendRateBudget, key?: string, where = scope) =>
-      store.messages.append(where, newMessage(budget.senderId, key), { newRoomId: ulid(), now: new Date(), rate: budget });
+      store.messages.append(where, newMessage({ senderId: budget.senderId, authorizingSubjectId: budget.senderId, ...(key ? { idempotencyKey: key } : {}) }), { newRoomId: ulid(), now: new Date(), rate: budget });
 
     it('takes a unit per created message in the append itself, and past the limit appends nothing', async () => {
       const budget = budgetFor(scope, 3);
@@ -94,7 +77,7 @@ for (const target of testTargets) {
     it('counts nothing for an append without a budget (its unit was taken before)', async () => {
       const budget = budgetFor(scope, 1);
       expect(await store.rateWindows.take(budget)).to.equal(true);
-      const outcome = await store.messages.append(scope, newMessage(budget.senderId), { newRoomId: ulid(), now: new Date() });
+      const outcome = await store.messages.append(scope, newMessage({ senderId: budget.senderId, authorizingSubjectId: budget.senderId }), { newRoomId: ulid(), now: new Date() });
       expect(outcome.kind).to.equal('created');
       expect(await store.rateWindows.take(budget)).to.equal(false);
     });

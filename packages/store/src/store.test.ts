@@ -1,27 +1,9 @@
 import { expect } from 'chai';
 import { ulid } from 'ulid';
+import { newMessage } from '../test/new-message.ts';
 import { testTargets } from '../test/targets.ts';
 import { newUlid } from '@chat/contracts';
 import { createStore, migrate, nextMessageId, roomScopeKey, type NewMessage, type RoomScope, type Store } from './index.ts';
-
-function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
-  return {
-    senderKind: 'user',
-    senderId: 'u_alice',
-    requestId: ulid(),
-    idempotencyKey: ulid(),
-    bodyMarkdown: 'hello',
-    bodyBytes: 5,
-    renderedHtml: '<p>hello</p>\n',
-    mentions: null,
-    authorizationDecisionId: ulid(),
-    authorizingSubjectId: 'u_alice',
-    authorizingSubjectKind: 'user',
-    botCredentialId: null,
-    botGrantId: null,
-    ...overrides,
-  };
-}
 
 const appendOptions = (now = new Date()) => ({ newRoomId: ulid(), now });
 

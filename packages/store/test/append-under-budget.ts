@@ -6,6 +6,7 @@
  */
 import { ulid } from 'ulid';
 import { createStore, openDatabase } from '../src/index.ts';
+import { newMessage } from './new-message.ts';
 import { TEST_DATABASE_URL } from './targets.ts';
 
 const [senderId, repositories, windowStartMs, limit, count] = process.argv.slice(2);
@@ -20,21 +21,16 @@ const kinds = await Promise.all(
   Array.from({ length: Number(count) }, async (_, i) => {
     const outcome = await store.messages.append(
       { repositoryId: rooms[i % rooms.length]!, branchId: null },
-      {
+      newMessage({
         senderKind: 'bot',
         senderId,
-        requestId: ulid(),
-        idempotencyKey: ulid(),
         bodyMarkdown: `racing ${i}`,
         bodyBytes: `racing ${i}`.length,
         renderedHtml: `<p>racing ${i}</p>\n`,
-        mentions: null,
         authorizationDecisionId: null,
         authorizingSubjectId: null,
         authorizingSubjectKind: null,
-        botCredentialId: null,
-        botGrantId: null,
-      },
+      }),
       { newRoomId: ulid(), now: new Date(), rate },
     );
     return outcome.kind;

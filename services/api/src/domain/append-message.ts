@@ -72,6 +72,7 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
   }
   const now = deps.clock();
   const rateKey = { ...sender, roomScopeKey: roomScopeKey(input.scope) };
+  const placed = deps.rateWindow.budgetAt(rateKey, now.getTime());
   let unit: RateUnit | undefined;
   if (mentions.length > 0) {
     // Built from the request alone: a missing resource credential is refused before it costs a unit.
@@ -86,7 +87,6 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       throw err;
     }
   }
-  const placed = unit ? undefined : deps.rateWindow.budgetAt(rateKey, now.getTime());
 
   const { attribution } = input.access;
   let outcome: AppendOutcome;
@@ -107,7 +107,8 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
         botCredentialId: attribution.botCredentialId,
         botGrantId: attribution.botGrantId,
       },
-      placed ? { newRoomId: newUlid(), now, rate: placed.budget } : { newRoomId: newUlid(), now },
+      // An append that holds a unit already is not counted again.
+      unit ? { newRoomId: newUlid(), now } : { newRoomId: newUlid(), now, rate: placed.budget },
     );
   } catch (err) {
     // Nothing was appended (or, rarely, a commit whose answer was lost: the client's retry then
@@ -124,7 +125,7 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
       await unit?.giveBack();
       throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
     case 'rate_limited':
-      throw rateLimited(placed?.remainingMs ?? 1);
+      throw rateLimited(placed.remainingMs);
     case 'created': {
       const message = toMessageResponse(outcome.message);
       // The backbone payload of a message is its MessageResponse JSON (the relay makes the same).

@@ -49,20 +49,18 @@ export interface RateUnit {
 export class AppendRateWindow {
   private readonly windowMs: number;
 
+  /** `settings` as the API's configuration checked them (positive whole numbers). */
   constructor(
     private readonly windows: RateWindowRepository,
     private readonly settings: AppendRateSettings,
     private readonly onGiveBackFailure: (err: unknown) => void = () => undefined,
   ) {
-    const { limit, windowSeconds } = settings;
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`rate limit must be a positive integer, got ${limit}`);
-    if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1) throw new RangeError(`rate window must be a positive whole number of seconds, got ${windowSeconds}`);
-    this.windowMs = windowSeconds * 1000;
+    this.windowMs = settings.windowSeconds * 1000;
   }
 
   /** The budget `key` counts against in the window holding `nowMs`. */
   budgetAt(key: AppendRateKey, nowMs: number): PlacedBudget {
-    const windowStartMs = Math.floor(nowMs / this.windowMs) * this.windowMs;
+    const windowStartMs = this.windowStartAt(nowMs);
     return {
       budget: {
         senderKind: key.senderKind,
@@ -95,13 +93,17 @@ export class AppendRateWindow {
 
   /** Deletes the rows of windows that ended before `nowMs`, a batch at a time; returns how many went. */
   async sweep(nowMs: number, batch = 10_000): Promise<number> {
-    const before = Math.floor(nowMs / this.windowMs) * this.windowMs;
+    const before = this.windowStartAt(nowMs);
     let total = 0;
     for (;;) {
       const swept = await this.windows.sweep(before, batch);
       total += swept;
       if (swept < batch) return total;
     }
+  }
+
+  private windowStartAt(nowMs: number): number {
+    return Math.floor(nowMs / this.windowMs) * this.windowMs;
   }
 }
 
