@@ -9,6 +9,13 @@ export const CORE_SESSION_COOKIE = 'core_session';
  */
 export const CORE_SESSION_TTL_MS = 8 * 3600 * 1000;
 
+/**
+ * Most core sessions held at once; opening one more ends the oldest. Sign-in needs no password, so
+ * anyone who reaches dev-core can open sessions, and memory must not grow with them.
+ * @defaultValue 10,000
+ */
+export const MAX_CORE_SESSIONS = 10_000;
+
 interface Session {
   userId: string;
   expiresAt: number;
@@ -20,18 +27,32 @@ interface Session {
  * to a marketplace app.
  */
 export class CoreSessions {
+  /** In the order opened, which is also the order of expiry: every session lives the same time. */
   readonly #sessions = new Map<string, Session>();
   readonly #now: () => number;
+  readonly #max: number;
 
-  constructor(now: () => number) {
+  /** `max` is the cap on live sessions. @defaultValue {@link MAX_CORE_SESSIONS} */
+  constructor(now: () => number, max: number = MAX_CORE_SESSIONS) {
     this.#now = now;
+    this.#max = max;
   }
 
-  /** Opens a session for `userId` and returns its token. */
+  /** How many sessions are held. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Opens a session for `userId` and returns its token; at the cap, the oldest session ends. */
   open(userId: string): { token: string; expiresAt: number } {
     const now = this.#now();
-    // Expired sessions go when a new one opens, so a long-running dev-core does not collect them.
-    for (const [token, session] of this.#sessions) if (session.expiresAt <= now) this.#sessions.delete(token);
+    // Expired sessions go when a new one opens, and at the cap the oldest live ones too, oldest first,
+    // stopping at the first session that may stay: the rest expire later, so the sweep costs only
+    // what it removes.
+    for (const [token, session] of this.#sessions) {
+      if (session.expiresAt > now && this.#sessions.size < this.#max) break;
+      this.#sessions.delete(token);
+    }
     const token = randomBytes(32).toString('base64url');
     const expiresAt = now + CORE_SESSION_TTL_MS;
     this.#sessions.set(token, { userId, expiresAt });

@@ -2,7 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { sessionFromCookieHeader } from '../domain/core-sessions.ts';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { OAuthRequestError, type AuthorizationGrant } from '../domain/marketplace-oauth.ts';
-import { BRIDGE_PAGE_CSP, bridgeRefusalPage, wantsHtml } from './bridge-page.ts';
+import { bridgePageCsp, bridgeRefusalPage, registeredCallbackOrigin, signInPage, wantsHtml } from './bridge-page.ts';
 import { registeredAppCors } from './cors.ts';
 import { sendError } from './http-errors.ts';
 
@@ -63,15 +63,22 @@ export function marketplaceOAuthRoutes(ctx: DevCoreContext): Router {
         sendRefusal(res, err);
         return;
       }
-      // A browser gets the refusal as a page (still no redirect), with the development sign-in when
-      // the session is what is missing.
-      res.setHeader('Content-Security-Policy', BRIDGE_PAGE_CSP);
-      res.status(err.status).type('html').send(
-        bridgeRefusalPage({
-          code: err.code,
-          message: err.message,
+      res.type('html').status(err.status);
+      if (err.code !== 'session_required') {
+        // A browser gets the refusal as a page naming it (still no redirect).
+        res.setHeader('Content-Security-Policy', bridgePageCsp());
+        res.send(bridgeRefusalPage({ code: err.code, message: err.message }));
+        return;
+      }
+      // No session yet: core's sign-in page. Its form's redirect chain ends at the app's registered
+      // callback, so that origin (and no other) is a form target too.
+      const callbackOrigin = registeredCallbackOrigin(ctx.store, req.query.client_id);
+      res.setHeader('Content-Security-Policy', bridgePageCsp(callbackOrigin === undefined ? [] : [callbackOrigin]));
+      res.send(
+        signInPage({
+          appName: callbackOrigin === undefined ? undefined : String(req.query.client_id),
           returnTo: req.originalUrl,
-          ...(err.code === 'session_required' ? { signInUsers: ctx.store.knownUsers() } : {}),
+          users: ctx.store.knownUsers(),
         }),
       );
     }
