@@ -10,6 +10,7 @@ import type {
   NotificationResponse,
   RoomResponse,
 } from './contract-types.ts';
+import { bareToken } from './credentials.ts';
 import { ChatEventStream } from './event-stream.ts';
 import { HttpTransport } from './http-transport.ts';
 import { paginate } from './paginate.ts';
@@ -44,7 +45,7 @@ function inboxPath(repositoryId: string): string {
  * a retried send never stores a second message. Streams are resumable consumers ({@link ChatEventStream}).
  *
  * @example
- * const client = new ChatClient({ baseUrl: 'http://127.0.0.1:8080', token: process.env.CHAT_TOKEN! });
+ * const client = new ChatClient({ baseUrl: 'http://127.0.0.1:8080', token: () => readFile('chat.token', 'utf8') });
  * await client.appendMessage({ repositoryId }, { bodyMarkdown: 'hello' });
  * for await (const event of client.streamRoom({ repositoryId })) console.log(event.data.bodyMarkdown);
  */
@@ -103,7 +104,7 @@ export class ChatClient {
     const { idempotencyKey = newUlid(), coreResourceToken, ...rest } = options;
     if (!ULID_PATTERN.test(idempotencyKey)) throw new TypeError('appendMessage: idempotencyKey must be a canonical ULID');
     const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
-    if (coreResourceToken) headers['X-Service-Core-Authorization'] = coreResourceToken;
+    if (coreResourceToken !== undefined) headers['X-Service-Core-Authorization'] = `Bearer ${bareToken(coreResourceToken, 'coreResourceToken')}`;
     const path = `${roomPath(room)}/messages`;
     const result = await this.transport.call<MessageResponse>({ method: 'POST', path, headers, body, ...rest });
     return { message: result.body, created: result.status === 201, idempotencyKey };

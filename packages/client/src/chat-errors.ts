@@ -46,14 +46,66 @@ export class ChatApiError extends ChatError {
 }
 
 /**
+ * The service refused the bearer token (401 `TOKEN_REJECTED` or `AUTHENTICATION_REQUIRED`): it
+ * expired, was revoked, or was signed by keys the service no longer trusts. A token provider
+ * function has been asked once more with `forceRefresh` before this is thrown; `renewable` tells
+ * whether there was one. The message says what to do; it never quotes the token.
+ */
+export class ChatTokenRejectedError extends ChatApiError {
+  override name = 'ChatTokenRejectedError';
+  /** The service base URL that refused the token. */
+  readonly baseUrl: string;
+  /** True when the token came from a provider function (and its fresh token was refused too). */
+  readonly renewable: boolean;
+
+  constructor(refusal: ChatApiError, baseUrl: string, renewable: boolean) {
+    const advice = renewable
+      ? 'the token provider was asked for a fresh token and that one was refused too: check what it returns'
+      : 'a fixed token cannot be renewed: pass a new one, or a provider function (`token: ({ forceRefresh }) => ...`) that returns a fresh token when asked';
+    super({ code: refusal.code, status: refusal.status, requestId: refusal.requestId, message: `the service at ${baseUrl} refused the token; ${advice}` });
+    this.baseUrl = baseUrl;
+    this.renewable = renewable;
+    this.attempts = refusal.attempts;
+  }
+}
+
+/**
  * The request never got an answer: a refused or cut connection, a timeout, or a body cut short.
- * Thrown only after the retry budget is spent; `cause` holds the last underlying failure.
+ * Thrown only after the retry budget is spent; `cause` holds the last underlying failure. The
+ * message names the base URL tried, `cannot reach the service at <baseUrl>: ...`.
  */
 export class ChatNetworkError extends ChatError {
   override name = 'ChatNetworkError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** The service base URL the request was sent to. */
+  readonly baseUrl: string;
+  constructor(baseUrl: string, message: string, options?: { cause?: unknown }) {
+    super(`cannot reach the service at ${baseUrl}: ${message}${causeText(options?.cause)}`, options);
+    this.baseUrl = baseUrl;
   }
+}
+
+/**
+ * The client refuses to send a bearer token over plain `http://` to a host that is not loopback
+ * (anyone on the path could read and reuse it). Use `https://`, or set `allowInsecureHttp` when the
+ * network is trusted.
+ */
+export class ChatInsecureTransportError extends ChatError {
+  override name = 'ChatInsecureTransportError';
+  /** The refused base URL. */
+  readonly baseUrl: string;
+  constructor(baseUrl: string) {
+    super(`refusing to send a token over plain http to ${baseUrl}: use https, or allow it explicitly (allowInsecureHttp: true) on a network you trust`);
+    this.baseUrl = baseUrl;
+  }
+}
+
+/** ` (reason)` of the underlying failure, e.g. ` (ECONNREFUSED)`, or nothing when it tells nothing. */
+function causeText(cause: unknown): string {
+  if (!(cause instanceof Error)) return '';
+  // undici reports every connection failure as "fetch failed" and keeps the reason one level deeper.
+  const inner = cause.cause as { code?: unknown; message?: unknown } | undefined;
+  const reason = typeof inner?.code === 'string' ? inner.code : cause.message;
+  return reason ? ` (${reason})` : '';
 }
 
 /** Why a stream consumer stopped for good. */
@@ -64,11 +116,15 @@ export type ChatStreamStopReason =
   | 'reauthorize_repeated'
   /** The token provider threw while the consumer asked it for fresh authority. */
   | 'token_unavailable'
-  /** The service refused the stream with an error that retrying cannot fix (400, 401, 403, 404, 409). */
+  /**
+   * The service refused the stream with an error that retrying cannot fix (400, 401, 403, 404, 409);
+   * `cause` is the `ChatApiError`. A refused token (also the fresh one a provider gave when asked
+   * again) is a {@link ChatTokenRejectedError}.
+   */
   | 'rejected'
   /** The server sent an event the contract does not allow (a durable event without id, or data that is not JSON). */
   | 'protocol_error'
-  /** The reconnect budget (`maxReconnectAttempts`) is spent. */
+  /** The reconnect budget (`maxReconnectAttempts`) is spent; the message names the base URL. */
   | 'retries_exhausted';
 
 /**

@@ -8,9 +8,16 @@ export interface TokenRequest {
 }
 
 /**
- * A bearer token, or a function that returns one. A function is called before every request and
- * stream connection (cache inside it if minting is costly) and with `forceRefresh` after a 401 or a
- * `reauthorize` event. The token is sent only in the `Authorization` header, never in a URL.
+ * A bearer token, or a function that returns one (the bare token; the client adds `Bearer `). A
+ * function is called before every request and stream connection (cache inside it if minting is
+ * costly) and with `forceRefresh` after a 401 `TOKEN_REJECTED` (once; a second refusal ends the call
+ * or stream with `ChatTokenRejectedError`) or a `reauthorize` event. Long-running consumers
+ * need a function: a token expires, and a service restart can invalidate it. The token is sent only
+ * in the `Authorization` header, never in a URL.
+ *
+ * @example
+ * // Re-read a file that something else keeps fresh:
+ * token: () => readFile('/run/secrets/chat-token', 'utf8')
  */
 export type TokenProvider = string | ((request: TokenRequest) => string | Promise<string>);
 
@@ -37,8 +44,14 @@ export interface RetryOptions extends BackoffOptions {
 export interface ChatClientOptions {
   /** Service origin and optional path prefix, e.g. `http://127.0.0.1:8080`; `/v1/...` is appended. */
   baseUrl: string;
-  /** The caller's bearer token or a provider of fresh ones. */
+  /** The caller's bearer token or a provider of fresh ones (see {@link TokenProvider}). */
   token: TokenProvider;
+  /**
+   * Send the token over plain `http://` to a host that is not loopback (127.0.0.0/8, ::1,
+   * `localhost`). Without it such a `baseUrl` throws `ChatInsecureTransportError`: anyone on
+   * the path could read the token. @defaultValue false
+   */
+  allowInsecureHttp?: boolean;
   /** The fetch implementation. @defaultValue globalThis.fetch */
   fetch?: typeof globalThis.fetch;
   /** REST retry policy. */
@@ -85,6 +98,9 @@ export interface AppendOptions extends RequestOptions {
    * across process restarts (a replay answers 200 with the original message). @defaultValue a fresh ULID
    */
   idempotencyKey?: string;
-  /** Bearer-form core OAuth resource credential (`X-Service-Core-Authorization`), needed only for human-authored mentions. */
+  /**
+   * The author's core OAuth resource credential, bare like `token` (the client sends it as
+   * `X-Service-Core-Authorization: Bearer <token>`); needed only for mentions in a person's message.
+   */
   coreResourceToken?: string;
 }

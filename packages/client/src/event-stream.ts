@@ -1,6 +1,6 @@
 import { backoffBounds, backoffDelay, sleep, type BackoffBounds } from './backoff.ts';
-import { ChatApiError, ChatStreamError, type ChatStreamStopReason } from './chat-errors.ts';
-import { apiErrorOf, type HttpTransport } from './http-transport.ts';
+import { ChatApiError, ChatStreamError, ChatTokenRejectedError, type ChatStreamStopReason } from './chat-errors.ts';
+import { apiErrorOf, isTokenRefusal, type HttpTransport } from './http-transport.ts';
 import { SilenceTimeout, SseConnection } from './sse-connection.ts';
 import type { SseEvent } from './sse-parser.ts';
 import type { StreamOptions, StreamState, StreamStatus } from './stream-types.ts';
@@ -34,7 +34,11 @@ const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
  * - `reauthorize` asks the token provider once for a fresh token and makes one connection with it;
  *   if that is refused (401, 403, `AUTHORIZATION_UNAVAILABLE`), or the connection it opened sends
  *   `reauthorize` again before delivering an event or outliving the silence timeout, the consumer
- *   stops with {@link ChatStreamError}.
+ *   stops with {@link ChatStreamError};
+ * - a 401 `TOKEN_REJECTED` asks a token provider function once for a fresh token; when there is
+ *   none, or its token is refused too, the consumer stops with reason `rejected` and a
+ *   {@link ChatTokenRejectedError} as `cause`. A connection opened with a token counts as its
+ *   acceptance, so a later refusal (the token expired, the service restarted) is asked again.
  * The token travels only in the `Authorization` header.
  */
 export class ChatEventStream<E extends { type: string; id: string }> implements AsyncIterable<E> {
@@ -104,7 +108,9 @@ export class ChatEventStream<E extends { type: string; id: string }> implements 
     try {
       while (!this.closer.signal.aborted) {
         if (delayMs !== undefined) {
-          if (this.attempt > this.maxAttempts) this.stop('retries_exhausted', `gave up after ${this.maxAttempts} reconnect attempts`);
+          if (this.attempt > this.maxAttempts) {
+            this.stop('retries_exhausted', `cannot reach the service at ${this.transport.baseUrl}: gave up after ${this.maxAttempts} reconnect attempts`);
+          }
           try {
             await sleep(delayMs, this.closer.signal);
           } catch {
@@ -124,10 +130,14 @@ export class ChatEventStream<E extends { type: string; id: string }> implements 
           if (reauthorization === 'pending' && (error.status === 401 || error.status === 403 || error.code === 'AUTHORIZATION_UNAVAILABLE')) {
             this.stop('reauthorize_denied', `fresh authority was refused: ${error.message}`, error);
           }
-          if (error.status === 401 && this.transport.canRefreshToken && !refreshedAfter401) {
-            refreshedAfter401 = forceRefresh = true;
-            delayMs = undefined;
-            continue;
+          if (isTokenRefusal(error)) {
+            if (this.transport.canRefreshToken && !refreshedAfter401) {
+              refreshedAfter401 = forceRefresh = true;
+              delayMs = undefined;
+              continue;
+            }
+            const refused = new ChatTokenRejectedError(error, this.transport.baseUrl, this.transport.canRefreshToken);
+            this.stop('rejected', refused.message, refused);
           }
           if (error.status === 429) delayMs = this.retryAfter(error);
           else if (TRANSIENT_STATUSES.has(error.status)) delayMs = this.backoff(`http_${error.status}`, error);
@@ -138,6 +148,7 @@ export class ChatEventStream<E extends { type: string; id: string }> implements 
         const openedAt = Date.now();
         const healthy = (): boolean => Date.now() - openedAt >= this.silenceMs;
         if (reauthorization === 'pending') reauthorization = 'probation';
+        refreshedAfter401 = false;
         this.setState('open', 'open');
         delayMs = undefined;
         for (;;) {
@@ -177,7 +188,6 @@ export class ChatEventStream<E extends { type: string; id: string }> implements 
             this.currentCursor = event.lastEventId;
             this.attempt = 0;
             reauthorization = 'none';
-            refreshedAfter401 = false;
           }
         }
         connection.close();

@@ -1,6 +1,7 @@
 import { abortReason, backoffBounds, backoffDelay, parseRetryAfter, sleep, type BackoffBounds } from './backoff.ts';
-import { ChatApiError, ChatNetworkError } from './chat-errors.ts';
+import { ChatApiError, ChatNetworkError, ChatTokenRejectedError } from './chat-errors.ts';
 import type { ChatClientOptions, TokenProvider } from './client-options.ts';
+import { assertSafeTransport, bareToken } from './credentials.ts';
 
 /** One logical HTTP call; retries repeat it unchanged (same headers, same Idempotency-Key). */
 export interface HttpRequest {
@@ -26,7 +27,10 @@ const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 /**
  * Sends requests with the bearer token and the retry rules of the SDK: network failures, 429, 502,
  * 503 and 504 are retried with bounded exponential backoff and jitter (waiting `Retry-After` when
- * given); other 4xx never are. A 401 with a token function gets one retry with a forced refresh.
+ * given); other 4xx never are. A 401 with a token function gets one retry with a forced refresh;
+ * a refused token ends the call with {@link ChatTokenRejectedError}. A 401
+ * `CORE_RESOURCE_TOKEN_REJECTED` refuses the author's core credential, not the bearer token, so it
+ * asks the provider for nothing and is not sent again.
  */
 export class HttpTransport {
   readonly baseUrl: string;
@@ -41,11 +45,12 @@ export class HttpTransport {
     if (!options.baseUrl) throw new TypeError('ChatClient: baseUrl is required');
     if (options.token === undefined || options.token === '') throw new TypeError('ChatClient: token is required');
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    assertSafeTransport(this.baseUrl, options.allowInsecureHttp === true);
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function') throw new TypeError('ChatClient: no fetch implementation available');
     // Bound so a browser's fetch is not called with `this` set to the client (an "Illegal invocation").
     this.fetch = fetchImpl.bind(globalThis);
-    this.tokenProvider = options.token;
+    this.tokenProvider = typeof options.token === 'string' ? bareToken(options.token, 'token') : options.token;
     this.maxAttempts = Math.max(1, options.retry?.maxAttempts ?? 5);
     this.maxRetryAfterMs = options.retry?.maxRetryAfterMs ?? 60_000;
     this.bounds = backoffBounds(options.retry);
@@ -61,8 +66,8 @@ export class HttpTransport {
   async token(forceRefresh: boolean): Promise<string> {
     if (typeof this.tokenProvider === 'string') return this.tokenProvider;
     const token = await this.tokenProvider({ forceRefresh });
-    if (typeof token !== 'string' || token === '') throw new TypeError('ChatClient: the token provider returned no token');
-    return token;
+    if (typeof token !== 'string' || token.trim() === '') throw new TypeError('ChatClient: the token provider returned no token');
+    return bareToken(token, 'the token provider\'s token');
   }
 
   /** Absolute URL of `path` with the given query parameters (empty ones left out). */
@@ -88,7 +93,7 @@ export class HttpTransport {
         answer = await this.attempt(request, token);
       } catch (error) {
         if (request.signal?.aborted) throw abortReason(request.signal);
-        if (last) throw new ChatNetworkError(`${request.method} ${request.path}: no answer after ${attempt + 1} attempts`, { cause: error });
+        if (last) throw new ChatNetworkError(this.baseUrl, `no answer to ${request.method} ${request.path} after ${attempt + 1} attempts`, { cause: error });
         await sleep(backoffDelay(attempt, this.bounds), request.signal);
         continue;
       }
@@ -96,9 +101,12 @@ export class HttpTransport {
       if (response.ok) return { status: response.status, body: parseBody<T>(response, text), requestId: requestIdOf(response) };
       const error = apiErrorOf(response, text);
       error.attempts = attempt + 1;
-      if (response.status === 401 && this.canRefreshToken && !refreshed) {
-        refreshed = forceRefresh = true;
-        continue;
+      if (isTokenRefusal(error)) {
+        if (this.canRefreshToken && !refreshed) {
+          refreshed = forceRefresh = true;
+          continue;
+        }
+        throw new ChatTokenRejectedError(error, this.baseUrl, this.canRefreshToken);
       }
       forceRefresh = false;
       if (!RETRYABLE_STATUSES.has(response.status) || last) throw error;
@@ -131,6 +139,11 @@ export class HttpTransport {
       request.signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** A 401 about the bearer token itself (not about the core credential an append lends). */
+export function isTokenRefusal(error: ChatApiError): boolean {
+  return error.status === 401 && error.code !== 'CORE_RESOURCE_TOKEN_REJECTED';
 }
 
 /** How long to wait before the next attempt after a retryable error answer. */

@@ -4,7 +4,17 @@
  */
 export { ChatClient, type AppendResult } from './chat-client.ts';
 export { ChatEventStream, type StreamEndpoint } from './event-stream.ts';
-export { ChatApiError, ChatError, ChatNetworkError, ChatStreamError, type ChatApiErrorInit, type ChatStreamStopReason } from './chat-errors.ts';
+export {
+  ChatApiError,
+  ChatError,
+  ChatInsecureTransportError,
+  ChatNetworkError,
+  ChatStreamError,
+  ChatTokenRejectedError,
+  type ChatApiErrorInit,
+  type ChatStreamStopReason,
+} from './chat-errors.ts';
+export { isLoopbackHost } from './credentials.ts';
 export type {
   AppendOptions,
   BackoffOptions,

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { expect } from 'chai';
-import { ChatClient, ChatStreamError, type RoomMessageEvent, type StreamStatus } from '../src/index.ts';
+import { ChatClient, ChatStreamError, ChatTokenRejectedError, type RoomMessageEvent, type StreamStatus } from '../src/index.ts';
 
 /**
  * Protocol-level tests of the consumer's rules (spec 6, rule 7 and 8) against a scripted
@@ -254,5 +254,53 @@ describe('ChatEventStream rules against a scripted event stream', function () {
     await stream.run(() => void setTimeout(() => controller.abort(), 50));
     expect(stream.state).to.equal('closed');
     expect(stream.cursor).to.equal('c1');
+  });
+
+  it('a refused token (401 TOKEN_REJECTED) asks the provider once; its fresh token refused too stops (rejected) naming the service', async () => {
+    server = await scriptedServer([sse([frame('message', message(1), 'c1')]), refuse(401, 'TOKEN_REJECTED'), refuse(401, 'TOKEN_REJECTED')]);
+    const tokens: boolean[] = [];
+    const { stream } = consumer(server, tokens);
+    const failure = (await stream.run(() => undefined).catch((e: unknown) => e)) as ChatStreamError;
+    expect(failure).to.be.instanceOf(ChatStreamError).and.include({ reason: 'rejected', cursor: 'c1' });
+    expect(failure.cause).to.be.instanceOf(ChatTokenRejectedError).and.include({ code: 'TOKEN_REJECTED', status: 401, baseUrl: server.url, renewable: true });
+    expect(failure.message).to.contain(`the service at ${server.url} refused the token`);
+    expect(tokens).to.deep.equal([false, false, true]);
+    expect(server.requests.map((r) => r.authorization)).to.deep.equal(['Bearer first-token', 'Bearer first-token', 'Bearer fresh-token']);
+  });
+
+  it('a connection opened with the fresh token counts as its acceptance: a refusal later on is asked about again', async () => {
+    server = await scriptedServer([
+      refuse(401, 'TOKEN_REJECTED'),
+      sse([frame('message', message(1), 'c1')]),
+      refuse(401, 'TOKEN_REJECTED'),
+      sse([frame('message', message(2), 'c2')], false),
+    ]);
+    const tokens: boolean[] = [];
+    const { stream } = consumer(server, tokens);
+    const seen: string[] = [];
+    await stream.run((event) => {
+      seen.push(event.id);
+      if (event.id === 'c2') stream.close();
+    });
+    expect(seen).to.deep.equal(['c1', 'c2']);
+    expect(tokens).to.deep.equal([false, true, false, true]);
+  });
+
+  it('a fixed token refused stops at once (rejected), and the error says a provider function renews it', async () => {
+    server = await scriptedServer([refuse(401, 'TOKEN_REJECTED')]);
+    const stream = new ChatClient({ baseUrl: server.url, token: 'fixed' }).streamRoom({ repositoryId: REPOSITORY });
+    const failure = (await stream.run(() => undefined).catch((e: unknown) => e)) as ChatStreamError;
+    expect(failure).to.include({ reason: 'rejected' });
+    expect(failure.cause).to.be.instanceOf(ChatTokenRejectedError).and.include({ renewable: false });
+    expect(failure.message).to.contain('a fixed token cannot be renewed');
+    expect(server.requests).to.have.length(1);
+  });
+
+  it('retries_exhausted names the base URL it could not reach', async () => {
+    server = await scriptedServer([refuse(503, 'STREAM_UNAVAILABLE'), refuse(503, 'STREAM_UNAVAILABLE')]);
+    const stream = new ChatClient({ baseUrl: server.url, token: 't' }).streamRoom({ repositoryId: REPOSITORY }, { backoff: { baseDelayMs: 5, maxDelayMs: 10 }, maxReconnectAttempts: 1 });
+    const failure = await stream.run(() => undefined).catch((e: unknown) => e);
+    expect(failure).to.be.instanceOf(ChatStreamError).and.include({ reason: 'retries_exhausted' });
+    expect((failure as Error).message).to.contain(`cannot reach the service at ${server.url}`);
   });
 });
