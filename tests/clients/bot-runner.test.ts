@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runBot, type BotContext } from '@chat/bot';
+import { ChatTokenRejectedError, runBot, type BotContext } from '@chat/bot';
 import { ChatClient, type NotificationResponse } from '@chat/client';
 import type { MessageResponse } from '@chat/contracts';
 import { ChildService } from '../harness/child-service.ts';
@@ -147,6 +147,76 @@ for (const mode of MODES) {
       await bot.stop();
       const inbox = await inboxOf(repositoryId);
       expect(inbox.checkpoint).to.equal(inbox.items[5]!.cursor);
+    });
+
+    it('a token that expires under a running bot is renewed through its token function, and the bot carries on', async () => {
+      const repositoryId = world.repositories[0]!.repositoryId;
+      const mint = (expiresInSeconds: number) => stack.core.mintToken({ type: 'bot', subjectId: world.bot.id, credentialId: world.bot.credentialId, expiresInSeconds });
+      let current = await mint(4);
+      const asked: boolean[] = [];
+      const handled: string[] = [];
+      const bot = runBot({
+        baseUrl: stack.chat.url,
+        token: async ({ forceRefresh }) => {
+          asked.push(forceRefresh);
+          if (forceRefresh) current = await mint(3600);
+          return current;
+        },
+        repositories: [repositoryId],
+        stopSignals: [],
+        logger: {},
+        async handler({ message, reply }) {
+          handled.push(message.messageId);
+          await reply(`re ${message.messageId}`);
+        },
+      });
+      const first = (await writer.appendMessage({ repositoryId }, mentionBody(world.bot.id, 0))).message;
+      await until(async () => (handled.includes(first.messageId) ? true : undefined), 'the mention made while the first token is valid');
+      await sleep(5_000);
+      const second = (await writer.appendMessage({ repositoryId }, mentionBody(world.bot.id, 1))).message;
+      await until(async () => (handled.includes(second.messageId) ? true : undefined), 'the mention made after the first token expired');
+      await bot.stop();
+      await bot.done;
+      expect(asked).to.include(true);
+      const inbox = await inboxOf(repositoryId);
+      expect(inbox.checkpoint).to.equal(inbox.items[1]!.cursor);
+    });
+
+    it('a refused token: done rejects with ChatTokenRejectedError saying what to do (a function asked once more, a fixed token at once)', async () => {
+      const repositoryId = world.repositories[0]!.repositoryId;
+      const expired = await stack.core.mintToken({ type: 'bot', subjectId: world.bot.id, credentialId: world.bot.credentialId, expiresInSeconds: -60 });
+      const options = { baseUrl: stack.chat.url, repositories: [repositoryId], stopSignals: [], logger: {}, handler: () => undefined };
+      const fixed = await runBot({ ...options, token: expired }).done.catch((e: unknown) => e);
+      expect(fixed).to.be.instanceOf(ChatTokenRejectedError).and.include({ code: 'TOKEN_REJECTED', status: 401, renewable: false, baseUrl: stack.chat.url });
+      expect((fixed as Error).message).to.contain('a fixed token cannot be renewed');
+      const asked: boolean[] = [];
+      const renewing = await runBot({ ...options, token: ({ forceRefresh }) => (asked.push(forceRefresh), expired) }).done.catch((e: unknown) => e);
+      expect(renewing).to.be.instanceOf(ChatTokenRejectedError).and.include({ renewable: true });
+      expect(asked).to.deep.equal([false, true]);
+    });
+
+    it('a token refused while a handler replies stops the bot with the notification unacknowledged, instead of passing it over', async () => {
+      const repositoryId = world.repositories[1]!.repositoryId;
+      const mention = (await writer.appendMessage({ repositoryId }, mentionBody(world.bot.id, 0))).message;
+      let refused = false;
+      const runs: string[] = [];
+      const bot = runBot({
+        baseUrl: stack.chat.url,
+        token: () => (refused ? 'not.a.token' : botToken),
+        repositories: [repositoryId],
+        stopSignals: [],
+        logger: {},
+        handlerRetryDelayMs: 10,
+        async handler({ message, reply }) {
+          runs.push(message.messageId);
+          refused = true;
+          await reply('never stored');
+        },
+      });
+      const failure = await bot.done.catch((e: unknown) => e);
+      expect(failure).to.be.instanceOf(ChatTokenRejectedError);
+      expect(runs).to.deep.equal([mention.messageId]);
+      expect((await inboxOf(repositoryId)).checkpoint).to.equal(null);
     });
 
     it('SIGTERM while a handler is in hand: the handler finishes, the checkpoint is acknowledged through it, exit code 0', async () => {

@@ -35,7 +35,12 @@ export interface BotLogger {
 export interface BotOptions {
   /** Service base URL, e.g. `http://127.0.0.1:8080`. */
   baseUrl: string;
-  /** The bot's access token, or a provider of fresh ones. */
+  /**
+   * The bot's access token (bare, without `Bearer `), or a function that returns a fresh one. A bot
+   * runs for hours: its token expires, and a restart of the core can invalidate it, so pass a
+   * function (re-read a token file, or mint one). It is asked again once after the service refuses
+   * the token; when that one is refused too, `done` rejects with `ChatTokenRejectedError`.
+   */
   token: TokenProvider;
   /** Repositories whose inbox the bot consumes (canonical ULIDs); each has its own ordered worker. */
   repositories: string[];
@@ -73,6 +78,10 @@ export interface BotOptions {
 export interface BotHandle {
   /** Stops every worker after its handler in hand, acknowledges what was handled, and resolves when done. */
   stop(): Promise<void>;
-  /** Resolves after a stop; rejects when a worker fails for good (e.g. its token is refused). */
+  /**
+   * Resolves after a stop; rejects when a worker fails for good, after stopping the others cleanly:
+   * with `ChatTokenRejectedError` when the service refuses the token (also the fresh one from a token
+   * function), else with the SDK's error (`ChatNetworkError`, `ChatApiError`, `ChatStreamError`).
+   */
   done: Promise<void>;
 }

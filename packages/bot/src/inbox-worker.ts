@@ -1,4 +1,4 @@
-import type { AppendMessageRequest, ChatClient, NotificationResponse, StreamOptions } from '@chat/client';
+import { ChatTokenRejectedError, type AppendMessageRequest, type ChatClient, type NotificationResponse, type StreamOptions } from '@chat/client';
 import type { BotContext, BotHandler, BotLogger } from './bot-options.ts';
 import { InboxAcknowledger } from './inbox-acknowledger.ts';
 import type { MessageLocator } from './message-locator.ts';
@@ -70,6 +70,9 @@ async function handleWithRetries(deps: InboxWorkerDeps, notification: Notificati
       await handleOnce(deps, notification, stopping);
       return true;
     } catch (error) {
+      // A refused token is no fault of this notification: the bot stops with it unacknowledged
+      // rather than passing it over after the retries.
+      if (error instanceof ChatTokenRejectedError) throw error;
       if (attempt >= deps.handlerAttempts.max) {
         deps.onHandlerError(error, notification);
         return true;

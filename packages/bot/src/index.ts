@@ -8,3 +8,4 @@ export { runBot } from './run-bot.ts';
 export { replyIdempotencyKey } from './reply-key.ts';
 export { MessageNotFoundError } from './message-locator.ts';
 export type { BotContext, BotHandle, BotHandler, BotLogger, BotOptions } from './bot-options.ts';
+export { ChatTokenRejectedError } from '@chat/client';

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { ChatClient } from '@chat/client';
+import { ChatClient, ChatStreamError, ChatTokenRejectedError } from '@chat/client';
 import type { BotHandle, BotLogger, BotOptions } from './bot-options.ts';
 import { runInboxWorker } from './inbox-worker.ts';
 import { MessageLocator } from './message-locator.ts';
@@ -14,17 +14,31 @@ const stderrLogger: BotLogger = {
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 
 /**
+ * The token refusal behind a worker's failure, whether a REST call or the inbox stream met it: a
+ * bot resumes from its acknowledged checkpoint, so the stream's cursor is of no use to its owner,
+ * and one error type tells every refused token.
+ */
+function tokenRefusalOf(error: unknown): ChatTokenRejectedError | undefined {
+  if (error instanceof ChatTokenRejectedError) return error;
+  if (error instanceof ChatStreamError && error.cause instanceof ChatTokenRejectedError) return error.cause;
+  return undefined;
+}
+
+/**
  * Runs a bot: one worker per repository consumes the bot's inbox there (in order), calls `handler`
  * with each notification's message and a crash-safe `reply()`, and acknowledges in batches. On one
  * of `stopSignals` (SIGTERM, Ctrl-C) or `stop()`, each worker finishes the handler in hand,
- * acknowledges and ends; `done` then resolves and the process can exit 0.
+ * acknowledges and ends; `done` then resolves and the process can exit 0. When the service refuses
+ * the token (also the fresh one a token function gave when asked again), every worker stops the same
+ * way and `done` rejects with {@link ChatTokenRejectedError}; the notifications in hand stay
+ * unacknowledged, so a bot started again with a good token handles them.
  *
  * @example
  * const bot = runBot({
- *   baseUrl: 'http://127.0.0.1:8080', token: process.env.CHAT_TOKEN!, repositories: [repositoryId],
+ *   baseUrl: 'http://127.0.0.1:8080', token: () => readFile('bot.token', 'utf8'), repositories: [repositoryId],
  *   handler: async ({ message, reply }) => { await reply(`you said: ${message.bodyMarkdown}`); },
  * });
- * await bot.done;
+ * await bot.done.catch((err) => { console.error(err.message); process.exitCode = 1; });
  */
 export function runBot(options: BotOptions): BotHandle {
   if (options.repositories.length === 0) throw new TypeError('runBot: repositories must name at least one repository');
@@ -58,7 +72,7 @@ export function runBot(options: BotOptions): BotHandle {
     runInboxWorker(deps, repositoryId, stopping.signal).catch((error: unknown) => {
       // One worker failing for good stops the others cleanly, then `done` rejects with its error.
       stop();
-      throw error;
+      throw tokenRefusalOf(error) ?? error;
     }),
   );
   const done = Promise.all(workers).then(
