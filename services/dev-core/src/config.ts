@@ -19,6 +19,11 @@ export const DevCoreEnvSchema = z.object({
   DEV_CORE_PORT: port.default(8081).describe('port of dev-core (0 picks a free one and prints it)'),
   DEV_CORE_HOST: z.string().min(1).default('127.0.0.1').describe('interface dev-core binds'),
   DEV_CORE_FIXTURE: z.string().min(1).optional().describe("dev-core's data file; unset means the bundled demo fixture"),
+  DEV_CORE_KEYS_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("folder where dev-core keeps its signing keys (made at first start, readable by the owner only), so its tokens stay valid after a restart on the same port; unset means new keys at every start (the all-in-one keeps them in `DATA_DIR`)"),
   DEV_CORE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional().describe("base URL its token issuers are named after (must equal chat's `CORE_URL`); unset means `http://127.0.0.1:<port>`"),
   DEV_CORE_SERVICE_TOKEN: z.string().min(16).default(DEFAULT_SERVICE_TOKEN).describe('service token dev-core expects from chat; the default is public, and the chat services refuse it outside development mode'),
   DEV_CORE_LOG_LEVEL: logLevel.default('info').describe("dev-core's pino level"),
@@ -31,6 +36,8 @@ export const DevCoreEnvSchema = z.object({
 export interface DevCoreConfig {
   http: { port: number; host: string; limits: HttpServerLimits };
   fixturePath: string | undefined;
+  /** undefined: new signing keys at every start. */
+  keysDir: string | undefined;
   publicUrl: string | undefined;
   serviceToken: string;
   log: { level: z.output<typeof logLevel> };
@@ -51,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): DevCoreConfig {
         },
       },
       fixturePath: e.DEV_CORE_FIXTURE,
+      keysDir: e.DEV_CORE_KEYS_DIR,
       publicUrl: e.DEV_CORE_PUBLIC_URL,
       serviceToken: e.DEV_CORE_SERVICE_TOKEN,
       log: { level: e.DEV_CORE_LOG_LEVEL },

@@ -12,6 +12,7 @@ async function run(): Promise<void> {
     host: config.http.host,
     limits: config.http.limits,
     ...(config.fixturePath === undefined ? {} : { fixturePath: config.fixturePath }),
+    ...(config.keysDir === undefined ? {} : { keysDir: config.keysDir }),
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     serviceToken: config.serviceToken,
     logger,

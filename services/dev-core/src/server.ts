@@ -11,7 +11,7 @@ import { DEMO_FIXTURE_PATH, FixtureStore, loadFixtureFile, parseFixture } from '
 import type { Fixture } from './domain/fixture.schema.ts';
 import { MarketplaceOAuth } from './domain/marketplace-oauth.ts';
 import { ServiceCallCounts } from './domain/service-call-counts.ts';
-import { generateIssuerKeys } from './domain/signing-keys.ts';
+import { generateIssuerKeys, loadOrCreateIssuerKeys } from './domain/signing-keys.ts';
 import { mintToken, type MintTokenRequest } from './domain/token-minter.ts';
 import { createLogger } from './logger.ts';
 import { createDevCoreListener } from './routes/authorize-listener.ts';
@@ -25,6 +25,12 @@ export interface StartDevCoreOptions {
   fixturePath?: string;
   /** Fixture value (validated like a file). */
   fixture?: unknown;
+  /**
+   * Folder of the signing keys: loaded from it, or made and written there, so tokens stay valid
+   * across restarts (on the same port, which the issuers are named after).
+   * @defaultValue none: new keys at every start
+   */
+  keysDir?: string;
   /** Base URL the issuers are named after. @defaultValue `http://127.0.0.1:<port>` */
   publicUrl?: string;
   /** Bearer token chat must present on `/internal/v1/*`. @defaultValue 'dev-core-service-token' */
@@ -54,7 +60,7 @@ export interface DevCoreHandle {
   close(): Promise<void>;
 }
 
-/** Starts one dev-core: fresh signing keys, the chosen fixture, and an HTTP listener. */
+/** Starts one dev-core: its signing keys (kept in `keysDir`, or fresh), the chosen fixture, and an HTTP listener. */
 export async function startDevCore(options: StartDevCoreOptions): Promise<DevCoreHandle> {
   const fixture =
     options.fixture !== undefined
@@ -63,7 +69,7 @@ export async function startDevCore(options: StartDevCoreOptions): Promise<DevCor
   const logger = options.logger ?? createLogger();
   let publicUrl = options.publicUrl?.replace(/\/+$/, '') ?? '';
   const store = new FixtureStore(fixture);
-  const keys = await generateIssuerKeys();
+  const keys = options.keysDir === undefined ? await generateIssuerKeys() : await loadOrCreateIssuerKeys(options.keysDir);
   const now = options.clock ?? Date.now;
   const ctx: DevCoreContext = {
     store,
