@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { MessagePageResponse, MessageResponse } from '@chat/contracts';
 import { ulid } from 'ulid';
 import { expectStatus } from '../harness/assertions.ts';
+import { freePort } from '../harness/free-port.ts';
 import { OpenApiValidator } from '../harness/openapi-validator.ts';
 import { MODES, sharedStack, type Actors, type Stack } from '../harness/stacks.ts';
 import type { Scenario } from '../harness/fixture-factory.ts';
@@ -67,13 +68,15 @@ for (const mode of MODES) {
       expect(room).to.include({ kind: 'branch', branchId: scenario.branchId });
     });
 
-    it('post: body from the argument and from stdin, --json is the stored message, --idempotency-key replays', async () => {
+    it('post: body from the argument and from stdin (one trailing line feed dropped), --json is the stored message, --idempotency-key replays', async () => {
       const fromArg = await runChat(['post', ...repo(), 'hello from the *CLI*', '--json'], { env });
       expect(fromArg.code, fromArg.stderr).to.equal(0);
       const [message] = jsonLines<MessageResponse>(fromArg, 'MessageResponse');
       expect(message!.bodyMarkdown).to.equal('hello from the *CLI*');
       const piped = await runChat(['post', ...repo(), '--json'], { env, input: 'line one\nline two\n' });
-      expect(jsonLines<MessageResponse>(piped, 'MessageResponse')[0]!.bodyMarkdown).to.equal('line one\nline two\n');
+      expect(jsonLines<MessageResponse>(piped, 'MessageResponse')[0]!.bodyMarkdown).to.equal('line one\nline two');
+      const blankKept = await runChat(['post', ...repo(), '--json'], { env, input: 'ends with a blank line\n\n' });
+      expect(jsonLines<MessageResponse>(blankKept, 'MessageResponse')[0]!.bodyMarkdown).to.equal('ends with a blank line\n');
 
       const key = ulid();
       const first = await runChat(['post', ...repo(), 'once', '--idempotency-key', key], { env });
@@ -99,7 +102,78 @@ for (const mode of MODES) {
       const [message] = jsonLines<MessageResponse>(run, 'MessageResponse');
       const bytes = Buffer.from(body, 'utf8');
       expect(message!.mentions!.map((m) => bytes.subarray(m.startByte, m.endByte).toString('utf8'))).to.deep.equal([`@${scenario.users.reader}`, `@${scenario.bots.appender.id}`]);
-      expectApiError(await runChat(['post', ...repo(), `hi @${scenario.users.reader}`, '--mention', `human:${scenario.users.reader}`], { env }), 'CORE_RESOURCE_TOKEN_REQUIRED');
+      const required = await runChat(['post', ...repo(), `hi @${scenario.users.reader}`, '--mention', `human:${scenario.users.reader}`], { env });
+      expectApiError(required, 'CORE_RESOURCE_TOKEN_REQUIRED');
+      expect(required.stderr).to.contain('pass --core-token-file PATH or set CHAT_CORE_TOKEN').and.not.match(/X-Service-Core-Authorization/i);
+    });
+
+    it('every token option takes the bare token: a core token file in header form works too; a refused one is named by its flag, not by a header', async () => {
+      const headerForm = join(dir, 'core-token-header-form');
+      writeFileSync(headerForm, `Bearer ${await actors.coreResource()}\n`, { mode: 0o600 });
+      const body = `hello @${scenario.users.reader}`;
+      const mention = ['--mention', `human:${scenario.users.reader}`];
+      const accepted = await runChat(['post', ...repo(), body, ...mention, '--core-token-file', headerForm], { env });
+      expect(accepted.code, accepted.stderr).to.equal(0);
+      const expired = join(dir, 'core-token-expired');
+      writeFileSync(expired, await stack.core.mintToken({ type: 'core_resource', subjectId: scenario.users.writer, expiresInSeconds: -60 }), { mode: 0o600 });
+      const refused = await runChat(['post', ...repo(), body, ...mention, '--core-token-file', expired], { env });
+      expectApiError(refused, 'CORE_RESOURCE_TOKEN_REJECTED');
+      expect(refused.stderr).to.contain('the core resource credential from --core-token-file was refused').and.not.match(/X-Service-Core-Authorization/i);
+      const fromEnv = await runChat(['post', ...repo(), body, ...mention], { env: { ...env, CHAT_CORE_TOKEN: 'not.a.token' } });
+      expect(fromEnv.stderr).to.contain('the core resource credential in CHAT_CORE_TOKEN was refused');
+    });
+
+    it('a refused token ends a command and a tail with exit 1 and says where the token came from and what to do', async () => {
+      const expired = await stack.core.mintToken({ type: 'human', subjectId: scenario.users.reader, expiresInSeconds: -60 });
+      const fixed = await runChat(['messages', ...repo()], { env: { CHAT_URL: stack.chat.url, CHAT_TOKEN: expired } });
+      expectApiError(fixed, 'TOKEN_REJECTED');
+      expect(fixed.stderr).to.contain(`the service at ${stack.chat.url} refused the token in CHAT_TOKEN (TOKEN_REJECTED)`).and.contain('give a fresh token');
+      const tail = await runChat(['tail', ...repo()], { env: { CHAT_URL: stack.chat.url, CHAT_TOKEN: expired } });
+      expectApiError(tail, 'TOKEN_REJECTED');
+      expect(tail.stderr).to.contain('refused the token in CHAT_TOKEN').and.not.match(/\n\s+at /);
+      const file = join(dir, 'expired-token');
+      writeFileSync(file, expired, { mode: 0o600 });
+      const fromFile = await runChat(['inbox', 'tail', ...repo(), '--from-start', '--token-file', file], { env: { CHAT_URL: stack.chat.url } });
+      expectApiError(fromFile, 'TOKEN_REJECTED');
+      expect(fromFile.stderr).to.contain('refused the token from --token-file (read again after the refusal)');
+    });
+
+    it('a tail whose token expires goes on with the token its --token-file holds by then', async () => {
+      const { scenario: own, actors: ownActors } = await stack.scenario();
+      const scope = { repositoryId: own.repositoryId };
+      const file = join(dir, 'renewed-token');
+      writeFileSync(file, await stack.core.mintToken({ type: 'human', subjectId: own.users.reader, expiresInSeconds: 8 }), { mode: 0o600 });
+      const tail = new ChatFollower(['tail', '--repository', own.repositoryId, '--token-file', file], { env: { CHAT_URL: stack.chat.url } });
+      expectStatus(await stack.api.append(scope, await ownActors.writer(), { bodyMarkdown: 'while the first token lives' }), 201);
+      await tail.waitForLines(/^ {2}while the first token lives$/, 1);
+      writeFileSync(file, await stack.core.mintToken({ type: 'human', subjectId: own.users.reader, expiresInSeconds: 3600 }), { mode: 0o600 });
+      await new Promise((r) => setTimeout(r, 9_000));
+      expectStatus(await stack.api.append(scope, await ownActors.writer(), { bodyMarkdown: 'after it expired' }), 201);
+      await tail.waitForLines(/^ {2}after it expired$/, 1);
+      const stopped = await tail.stop('SIGINT');
+      expect(stopped.code, stopped.stderr).to.equal(0);
+    });
+
+    it('no token over plain http to a host that is not loopback, unless --allow-insecure-http or CHAT_ALLOW_INSECURE_HTTP=1', async () => {
+      // 0.0.0.0 is not a loopback address, yet on Linux a connection to it reaches this machine's service.
+      const anyAddress = stack.chat.url.replace('127.0.0.1', '0.0.0.0');
+      const refused = await runChat(['room', ...repo(), '--url', anyAddress], { env });
+      expect(refused.code, refused.stderr).to.equal(2);
+      expect(refused.stderr).to.contain(`refusing to send the token over plain http to ${anyAddress}`).and.contain('--allow-insecure-http');
+      const byFlag = await runChat(['room', ...repo(), '--url', anyAddress, '--allow-insecure-http'], { env });
+      expect(byFlag.code, byFlag.stderr).to.equal(0);
+      const byEnv = await runChat(['room', ...repo(), '--url', anyAddress], { env: { ...env, CHAT_ALLOW_INSECURE_HTTP: '1' } });
+      expect(byEnv.code, byEnv.stderr).to.equal(0);
+      for (const loopback of [stack.chat.url, stack.chat.url.replace('127.0.0.1', 'localhost')]) {
+        expect((await runChat(['room', ...repo(), '--url', loopback], { env })).code).to.equal(0);
+      }
+    });
+
+    it('a service that does not answer: exit 1 naming the base URL tried', async () => {
+      const closed = `http://127.0.0.1:${await freePort()}`;
+      const run = await runChat(['room', ...repo()], { env: { ...env, CHAT_URL: closed } });
+      expect(run.code, run.stderr).to.equal(1);
+      expect(run.stderr).to.match(new RegExp(`^chat: cannot reach the service at ${closed}: no answer to GET \\S+ after 5 attempts`, 'm'));
     });
 
     it('messages: --limit, the resume hint and --after, --all across pages, branch rooms', async () => {
@@ -259,6 +333,8 @@ for (const mode of MODES) {
       expect(listed.stderr).to.contain('nothing acknowledged yet');
       const readable = await runChat(['inbox', 'list', ...inbox], { env: readerEnv });
       expect(readable.stdout.match(/^● /gm)).to.have.length(2);
+      // Each notification shows its message's first line.
+      expect(readable.stdout.split('\n').filter((l) => /^ {4}(one|two) @/.test(l))).to.deep.equal([`    one @${target}`, `    two @${target}`]);
 
       const ackFirst = await runChat(['inbox', 'ack', ...inbox, notifications[0]!.cursor, '--json'], { env: readerEnv });
       expect(ackFirst.code, ackFirst.stderr).to.equal(0);

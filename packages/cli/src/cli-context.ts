@@ -1,4 +1,4 @@
-import { ChatClient, ULID_PATTERN, type RoomRef } from '@chat/client';
+import { ChatClient, ChatInsecureTransportError, ULID_PATTERN, type RoomRef } from '@chat/client';
 import type { CliIo } from './cli-io.ts';
 import { Printer } from './output/printer.ts';
 import { tokenProvider } from './token-source.ts';
@@ -11,6 +11,7 @@ export interface ConnectionOptions {
   repository?: string;
   branch?: string;
   json?: boolean;
+  allowInsecureHttp?: boolean;
   /** Never accepted: declared only to refuse it with a clear message. */
   token?: string;
 }
@@ -60,7 +61,16 @@ export async function createContext(options: ConnectionOptions, io: CliIo): Prom
   const token = tokenProvider({ tokenFile: options.tokenFile, env: io.env });
   // Read once now, so a missing or empty token is a usage error before anything is sent.
   await token();
-  const client = new ChatClient({ baseUrl, token: () => token() });
+  const allowInsecureHttp = options.allowInsecureHttp === true || io.env.CHAT_ALLOW_INSECURE_HTTP === '1';
+  let client: ChatClient;
+  try {
+    client = new ChatClient({ baseUrl, token: () => token(), allowInsecureHttp });
+  } catch (err) {
+    if (!(err instanceof ChatInsecureTransportError)) throw err;
+    throw new UsageError(
+      `refusing to send the token over plain http to ${baseUrl}, which is not a loopback address: use https, or pass --allow-insecure-http (or set CHAT_ALLOW_INSECURE_HTTP=1) on a network you trust`,
+    );
+  }
   return {
     client,
     baseUrl,

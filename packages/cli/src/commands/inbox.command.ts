@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import type { NotificationResponse } from '@chat/client';
 import { createContext, type CliContext, type ConnectionOptions } from '../cli-context.ts';
 import type { CliIo } from '../cli-io.ts';
+import { MAX_MESSAGES_READ_PER_ROOM, messageFirstLines } from '../message-first-lines.ts';
 import { formatAcknowledgement, formatNotification } from '../output/formatters.ts';
 import { UsageError } from '../usage-error.ts';
 import { addConnectionOptions, positiveInteger } from './connection-options.ts';
@@ -28,7 +30,7 @@ const MAX_PAGE = 200;
 const inboxContext = (options: ConnectionOptions, io: CliIo) => createContext(options, io);
 
 function listCommand(io: CliIo): Command {
-  return addConnectionOptions(new Command('list').description('list your notifications in the repository, oldest first (● = not acknowledged)'), { branch: false })
+  return addConnectionOptions(new Command('list').description('list your notifications in the repository, oldest first, each with its message\'s first line (● = not acknowledged)'), { branch: false })
     .option('--limit <n>', `print at most n notifications (default ${DEFAULT_LIMIT})`, positiveInteger('--limit'))
     .option('--all', 'print every notification, page after page')
     .option('--after <cursor>', 'start after this notification cursor')
@@ -38,13 +40,20 @@ function listCommand(io: CliIo): Command {
       let remaining = options.all ? Infinity : (options.limit ?? DEFAULT_LIMIT);
       let cursor = options.after ?? null;
       let checkpoint: string | null = null;
+      const listed: NotificationResponse[] = [];
       while (remaining > 0) {
         const page = await ctx.client.listRepositoryInbox(ctx.repositoryId, { cursor, limit: Math.min(remaining, MAX_PAGE) });
         checkpoint = page.acknowledgedCursor ?? null;
-        for (const notification of page.items) ctx.printer.result(notification, formatNotification);
+        listed.push(...page.items);
         remaining -= page.items.length;
         cursor = page.nextCursor ?? null;
         if (cursor === null) break;
+      }
+      // --json prints the API's objects alone; the texts are for the person reading.
+      const lines = ctx.printer.json ? new Map<string, string>() : await messageFirstLines(ctx.client, listed);
+      for (const notification of listed) ctx.printer.result(notification, (n, p) => formatNotification(n, p, lines.get(n.messageId)));
+      if (!ctx.printer.json && listed.some((n) => !lines.has(n.messageId))) {
+        ctx.printer.hint(`a message text is not shown when its room holds more than ${MAX_MESSAGES_READ_PER_ROOM} messages before it`);
       }
       ctx.printer.hint(checkpoint === null ? 'nothing acknowledged yet' : `acknowledged through ${checkpoint}`);
       if (cursor !== null) ctx.printer.hint(`more: chat inbox list ${scopeFlags(ctx)} --after ${cursor}`);

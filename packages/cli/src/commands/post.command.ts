@@ -6,6 +6,7 @@ import { createContext, type ConnectionOptions } from '../cli-context.ts';
 import type { CliIo } from '../cli-io.ts';
 import { bindMentions, parseMentionOption, type MentionOption } from '../mention-spans.ts';
 import { terminalSafeLine } from '../output/terminal-text.ts';
+import { bareToken } from '../token-source.ts';
 import { UsageError } from '../usage-error.ts';
 import { addConnectionOptions } from './connection-options.ts';
 
@@ -18,18 +19,21 @@ interface PostOptions extends ConnectionOptions {
 async function readBody(argument: string | undefined, io: CliIo): Promise<string> {
   if (argument !== undefined && argument !== '-') return argument;
   if (argument === undefined && io.stdin.isTTY) throw new UsageError('no body: give it as an argument, or pipe it in (chat post - reads stdin)');
-  return text(io.stdin);
+  // `echo`, a heredoc and an editor end the text with a line feed that is no part of the message;
+  // only that one goes, so blank lines meant to end the body stay.
+  return (await text(io.stdin)).replace(/\r?\n$/, '');
 }
 
-/** The core resource credential for mentions by a person, from a file or CHAT_CORE_TOKEN (never a flag value). */
+/** The core resource credential for mentions by a person, bare, from a file or CHAT_CORE_TOKEN (never a flag value). */
 async function coreResourceToken(options: PostOptions, io: CliIo): Promise<string | undefined> {
   if (options.coreTokenFile !== undefined) {
     const token = await readFile(options.coreTokenFile, 'utf8').catch(() => {
       throw new UsageError(`cannot read the core token file ${options.coreTokenFile}`);
     });
-    return token.trim();
+    return bareToken(token, `the core token file ${options.coreTokenFile} (--core-token-file)`);
   }
-  return io.env.CHAT_CORE_TOKEN?.trim() || undefined;
+  const fromEnv = io.env.CHAT_CORE_TOKEN;
+  return fromEnv === undefined || fromEnv.trim() === '' ? undefined : bareToken(fromEnv, 'CHAT_CORE_TOKEN');
 }
 
 /**
@@ -39,7 +43,7 @@ async function coreResourceToken(options: PostOptions, io: CliIo): Promise<strin
  */
 export function postCommand(io: CliIo): Command {
   return addConnectionOptions(new Command('post').description('append a message to the room (body from the argument or stdin)'))
-    .argument('[body]', 'Markdown body; "-" or nothing reads stdin')
+    .argument('[body]', 'Markdown body; "-" or nothing reads stdin (one trailing line feed dropped)')
     .option('--mention <kind:id>', 'mention a human or bot whose @id is in the body (repeatable), e.g. bot:b_ci', (value: string, all: MentionOption[] | undefined) => [...(all ?? []), parseMentionOption(value)])
     .option('--core-token-file <path>', 'core resource credential, needed when a person mentions anyone (else env CHAT_CORE_TOKEN)')
     .option('--idempotency-key <ulid>', 'send with this key: a repeat of the same post answers with the stored message')
@@ -53,7 +57,7 @@ export function postCommand(io: CliIo): Command {
       const result = await ctx.client.appendMessage(
         ctx.room,
         { bodyMarkdown: body, ...(mentions.length > 0 ? { mentions } : {}) },
-        { ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(core ? { coreResourceToken: `Bearer ${core}` } : {}) },
+        { ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), ...(core ? { coreResourceToken: core } : {}) },
       );
       ctx.printer.result(result.message, (message, p) => {
         const how = result.created ? 'posted' : 'already posted with this key';

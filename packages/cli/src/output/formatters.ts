@@ -46,12 +46,17 @@ export function formatMessage(message: MessageResponse, p: Palette): string {
   return `${header}\n${body}\n`;
 }
 
-/** One notification on one line: unacknowledged ones marked, with the cursor to acknowledge through. */
-export function formatNotification(n: NotificationResponse, p: Palette): string {
+/**
+ * One notification: unacknowledged ones marked, the first line of its message when it is known
+ * (`text`), and the cursor to acknowledge through.
+ */
+export function formatNotification(n: NotificationResponse, p: Palette, text?: string): string {
   const mark = n.acknowledged ? ' ' : p.accent('●');
   const where = n.branchId ? `branch ${line(n.branchId)}` : 'repository room';
   const sender = `${n.senderKind === 'bot' ? 'bot ' : ''}${line(n.senderId)}`;
-  return `${mark} ${p.dim(shortTime(n.createdAt))}  ${p.bold(sender)} mentioned ${line(n.targetId)} in ${where}  message ${line(n.messageId)}\n    ${p.dim(`cursor ${line(n.cursor)}`)}\n`;
+  const header = `${mark} ${p.dim(shortTime(n.createdAt))}  ${p.bold(sender)} mentioned ${line(n.targetId)} in ${where}  message ${line(n.messageId)}\n`;
+  const said = text === undefined ? '' : `    ${line(text)}\n`;
+  return `${header}${said}    ${p.dim(`cursor ${line(n.cursor)}`)}\n`;
 }
 
 /** The outcome of an acknowledgement. */
