@@ -5,7 +5,7 @@ import { createStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coord
 import type { Logger, ReadinessCheck } from '@chat/observability';
 import type { CoreConfig, CursorConfig, DatabaseConfig, RedisConfig } from '@chat/service-config';
 import { redisTargetOf } from './redis-target.ts';
-import { createStore, databaseTargetFor, loadCursorCodec, migrate, openDatabase, type Database, type Store } from '@chat/store';
+import { createStore, databaseTargetFor, loadCursorCodec, migrate, openDatabase, type DataDirLock, type Database, type Store } from '@chat/store';
 
 /** Stream caps, when the process serves streams. */
 export interface StreamCapSettings {
@@ -22,6 +22,12 @@ export interface PlatformConfig {
   cursor: CursorConfig;
   /** Needed by `leases`. */
   streamCaps?: StreamCapSettings;
+  /**
+   * The embedded database folder's lock, when the caller took it before starting anything else that
+   * keeps files in the folder (it releases it after `close()`).
+   * @defaultValue taken when the embedded database opens, released when it closes
+   */
+  dataDirLock?: DataDirLock;
 }
 
 /** Told the duration and outcome of every call to core. */
@@ -69,6 +75,7 @@ export interface PlatformParts {
 export async function openPlatform(config: PlatformConfig, logger: Logger): Promise<Platform> {
   const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize, pooler: config.database.pooler }), {
     onPgliteTemplateUnusable: (err) => logger.warn({ err }, 'no usable PGlite template: initdb initializes the data directory'),
+    ...(config.dataDirLock ? { dataDirLock: config.dataDirLock } : {}),
   });
   try {
     await migrate(database);

@@ -9,6 +9,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { DatabasePooler } from '@chat/service-config';
 import { schema } from './schema.ts';
+import { resolve } from 'node:path';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { startPgliteThread, type PgliteHandle, type PgliteStartOptions } from './pglite-thread.ts';
 import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql-client.ts';
 
@@ -44,14 +46,35 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface OpenDatabaseOptions {
+  onPgliteTemplateUnusable?: PgliteStartOptions['onTemplateUnusable'];
+  /**
+   * The embedded database folder's lock, taken by the caller before it started anything else that
+   * keeps files in the folder; the caller then releases it after `close()`.
+   * @defaultValue taken here, before PGlite opens the folder, and released by `close()`
+   */
+  dataDirLock?: DataDirLock;
+}
+
 /**
  * Opens the database. For PostgreSQL the pool fails fast when the server is gone (connect timeout)
  * and bounds every statement, so an outage turns into a quick 503 rather than a hung request.
+ * PGlite in a folder opens only while this process owns the folder (data-dir-lock.ts).
  */
-export async function openDatabase(target: DatabaseTarget, options: { onPgliteTemplateUnusable?: PgliteStartOptions['onTemplateUnusable'] } = {}): Promise<Database> {
+export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
   if (target.kind === 'postgres') return openPostgres(target);
-  const { onPgliteTemplateUnusable } = options;
-  return pgliteDatabase(await startPgliteThread(target.dataDir, onPgliteTemplateUnusable ? { onTemplateUnusable: onPgliteTemplateUnusable } : {}));
+  const { onPgliteTemplateUnusable, dataDirLock } = options;
+  const dir = target.dataDir;
+  // PGlite also takes URLs (memory://), which no other process can open.
+  const inFolder = dir !== undefined && !dir.includes('://');
+  if (inFolder && dataDirLock && dataDirLock.dir !== resolve(dir)) throw new Error(`the data folder lock given is for ${dataDirLock.dir}, not ${resolve(dir)}`);
+  const ownLock = inFolder && !dataDirLock ? await lockDataDir(dir) : undefined;
+  try {
+    return pgliteDatabase(await startPgliteThread(dir, onPgliteTemplateUnusable ? { onTemplateUnusable: onPgliteTemplateUnusable } : {}), ownLock);
+  } catch (err) {
+    await ownLock?.release();
+    throw err;
+  }
 }
 
 function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Database {
@@ -91,7 +114,8 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
   };
 }
 
-export function pgliteDatabase(client: PgliteHandle): Database {
+/** `lock`: the folder's lock, released once the database is closed. */
+export function pgliteDatabase(client: PgliteHandle, lock?: DataDirLock): Database {
   // drizzle's PGlite session only calls query() and transaction(), which the thread's handle has.
   const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as ChatDb;
   return {
@@ -106,6 +130,7 @@ export function pgliteDatabase(client: PgliteHandle): Database {
     },
     async close() {
       await client.close();
+      await lock?.release();
     },
   };
 }

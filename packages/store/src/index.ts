@@ -1,4 +1,5 @@
-export { openDatabase, databaseTargetFor, type Database, type DatabaseTarget, type ChatDb } from './database.ts';
+export { openDatabase, databaseTargetFor, type Database, type DatabaseTarget, type ChatDb, type OpenDatabaseOptions } from './database.ts';
+export { lockDataDir, DataDirInUseError, LOCK_FOLDER_NAME, type DataDirLock, type OwnerRecord } from './data-dir-lock.ts';
 export { migrate } from './migrate.ts';
 export { createStore, type Store } from './store.ts';
 export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';
