@@ -2,13 +2,15 @@ import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { chunkOf, encodeFrame } from '../domain/encoded-frame.ts';
+import { endAndClose } from './socket-close.ts';
 
 /**
  * The response side of a stream GET that the gateway reads off the socket itself (see
  * stream-front.ts): the part of Node's `ServerResponse` the stream routes use, written straight to
  * the socket. A body without a length (a stream) is sent in chunked transfer encoding, as Node's
  * server sends it, so a client can tell a stream that ended from a connection that broke; the
- * connection ends with the response (`Connection: close`).
+ * connection closes with the response (`Connection: close`), fully, once its bytes are out or after
+ * `lingerMs` (see socket-close.ts).
  *
  * What it holds per open stream is this object, its headers until they are sent, and the socket;
  * Node's server would hold a request, a response, an HTTP parser (with its native half) and their
@@ -28,6 +30,7 @@ export class RawStreamResponse extends EventEmitter {
   constructor(
     readonly socket: Socket,
     readonly req: { method: string },
+    private readonly lingerMs: number,
   ) {
     super();
     socket.once('close', () => {
@@ -97,8 +100,7 @@ export class RawStreamResponse extends EventEmitter {
     this.flushHeaders();
     this.ended = true;
     if (chunk !== undefined && chunk.length > 0) this.socket.write(this.framed(chunk));
-    if (this.chunkedEncoding) this.socket.end(LAST_CHUNK);
-    else this.socket.end();
+    endAndClose(this.socket, this.lingerMs, this.chunkedEncoding ? LAST_CHUNK : undefined);
     this.emit('finish');
     return this;
   }

@@ -19,9 +19,22 @@ async function rawClient(port: number): Promise<{ socket: Socket; received: () =
   return { socket, received: () => Buffer.concat(parts).toString('latin1'), closed };
 }
 
-async function until(check: () => boolean, what: string, withinMs = 5000): Promise<void> {
+/** A client that keeps its side open after the server's FIN, as a client that never closes does. */
+async function halfOpenClient(port: number): Promise<{ socket: Socket; received: () => string; ended: Promise<void> }> {
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+  socket.on('error', () => undefined);
+  await once(socket, 'connect');
+  const parts: Buffer[] = [];
+  socket.on('data', (d) => parts.push(d));
+  const ended = once(socket, 'end').then(() => undefined);
+  return { socket, received: () => Buffer.concat(parts).toString('latin1'), ended };
+}
+
+const KEEP_ALIVE_MS = 1000;
+
+async function until(check: () => boolean | Promise<boolean>, what: string, withinMs = 5000): Promise<void> {
   const deadline = Date.now() + withinMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(10);
   }
@@ -37,6 +50,7 @@ describe('the gateway’s stream front', function () {
     // The front as main.ts attaches it, with a short head deadline for the slow-client case.
     server = createServer(h.gateway.listener);
     attachStreamFront(server, { routes: h.gateway.fastRoutes, headersTimeoutMs: 300 });
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     port = (server.address() as AddressInfo).port;
@@ -120,5 +134,46 @@ describe('the gateway’s stream front', function () {
     expect(Date.now() - started).to.be.within(200, 2000);
     for (const c of [silent, partial]) expect(c.received()).to.match(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     await until(() => held().length === 0, 'every session to close');
+  });
+
+  const connections = () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
+  it('stays up when a client resets its connection after the 408, before it, or after a refusal', async () => {
+    const baseline = await connections();
+    const path = roomEventsPath(h.repository().id);
+    const late = await Promise.all(Array.from({ length: 20 }, () => halfOpenClient(port)));
+    for (const client of late) client.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n`);
+    await until(() => late.every((c) => c.received().startsWith('HTTP/1.1 408 ')), 'every 408');
+    // An RST after the answer (resetAndDestroy sends one, as SO_LINGER {1, 0} does).
+    for (const client of late) client.socket.resetAndDestroy();
+    const early = await Promise.all(Array.from({ length: 20 }, () => halfOpenClient(port)));
+    for (const client of early) client.socket.write('GET / HT');
+    const refused = await Promise.all(Array.from({ length: 20 }, () => halfOpenClient(port)));
+    for (const client of refused) client.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+    await sleep(50);
+    for (const client of early) client.socket.resetAndDestroy();
+    await until(() => refused.every((c) => c.received().includes('"AUTHENTICATION_REQUIRED"')), 'every 401');
+    for (const client of refused) client.socket.resetAndDestroy();
+
+    await until(async () => (await connections()) === baseline, 'every connection to close');
+    // Still serving: a fresh request gets its answer.
+    const probe = await rawClient(port);
+    probe.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+    await probe.closed;
+    expect(probe.received()).to.match(/^HTTP\/1\.1 401 /);
+  });
+
+  it('closes fully every connection it answered itself, so 200 clients that never close hold nothing past the keep-alive time', async () => {
+    const baseline = await connections();
+    const path = roomEventsPath(h.repository().id);
+    const clients = await Promise.all(Array.from({ length: 200 }, () => halfOpenClient(port)));
+    // 180 unauthenticated stream GETs (401) and 20 heads that never finish (408).
+    clients.forEach((client, i) => client.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n${i % 10 === 0 ? '' : '\r\n'}`));
+    await Promise.all(clients.map((client) => client.ended));
+    clients.forEach((client, i) => expect(client.received()).to.match(i % 10 === 0 ? /^HTTP\/1\.1 408 / : /^HTTP\/1\.1 401 /));
+    // Every client still has its side open; the server's side must not be.
+    expect(clients.every((client) => !client.socket.destroyed)).to.equal(true);
+    await until(async () => (await connections()) === baseline, 'the connection count to return to its baseline', KEEP_ALIVE_MS);
+    for (const client of clients) client.socket.destroy();
   });
 });

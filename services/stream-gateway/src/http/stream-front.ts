@@ -1,8 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { matchPlainRoute, type FastRoute } from '@chat/http-kit';
+import type { FastRoute } from '@chat/http-kit';
+import { readFirstRequest } from './first-request.ts';
 import { RawStreamResponse } from './raw-stream-response.ts';
-import { readRequestHead, type PlainGetHead } from './request-head.ts';
+import type { PlainGetHead } from './request-head.ts';
+import { destroySocket, endAndClose } from './socket-close.ts';
 
 /** What Node's server answers a client whose head is late. */
 const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
@@ -14,6 +16,12 @@ export interface StreamFrontOptions {
   headersTimeoutMs: number;
   /** Largest head it reads itself (Node's default `maxHeaderSize`). @defaultValue 16384 */
   maxHeadBytes?: number;
+  /**
+   * After a response it sent itself (408, an error, the end of a stream), how long a connection
+   * whose client does not take the bytes is kept before it is destroyed.
+   * @defaultValue the server's `keepAliveTimeout`
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -25,53 +33,61 @@ export interface StreamFrontOptions {
  * server with the bytes read so far put back, as if it had read them itself. A first head that does
  * not arrive within `headersTimeoutMs` gets the 408 Node's server would send.
  *
+ * A socket the front keeps (all of them until one is handed over) has an `'error'` listener for its
+ * whole life: Node's connection handling, which would add one, never runs for it, and a reset
+ * arriving on a socket without one is an unhandled `'error'` that ends the process. Whatever it
+ * answers itself closes the connection fully, as Node's server does after `Connection: close`.
+ *
  * Why: an open stream is idle almost all its life, and through Node's server each one keeps a
  * request, a response and an HTTP parser with its native state, a few KiB a stream; this way it
  * keeps a socket and the session.
  */
 export function attachStreamFront(server: Server, options: StreamFrontOptions): void {
   const maxHeadBytes = options.maxHeadBytes ?? 16 * 1024;
+  const lingerMs = (): number => options.lingerMs ?? server.keepAliveTimeout;
   // Node's own connection handling, taken off the event and called for the sockets handed over.
   const nodeListeners = server.listeners('connection') as Array<(socket: Socket) => void>;
   server.removeAllListeners('connection');
   const handOver = (socket: Socket, read: Buffer | undefined): void => {
     if (read && read.length > 0) socket.unshift(read);
     for (const listener of nodeListeners) listener.call(server, socket);
+    // Node's handling has its own listener from here, and answers errors its own way.
+    socket.off('error', destroySocket);
   };
   server.on('connection', (socket: Socket) => {
+    socket.on('error', destroySocket);
     let read: Buffer | undefined;
-    const timer = setTimeout(() => finish(() => socket.end(REQUEST_TIMEOUT)), options.headersTimeoutMs);
+    const timer = setTimeout(() => finish(() => endAndClose(socket, lingerMs(), REQUEST_TIMEOUT)), options.headersTimeoutMs);
     const onData = (chunk: Buffer): void => {
       read = read ? Buffer.concat([read, chunk]) : chunk;
-      const reading = readRequestHead(read, maxHeadBytes);
-      if (reading.kind === 'incomplete') return;
-      const head = reading.kind === 'plain-get' ? reading.head : undefined;
-      const match = head && head.length === read.length ? matchPlainRoute(head.target, options.routes) : undefined;
+      const first = readFirstRequest(read, options.routes, maxHeadBytes);
+      if (first.kind === 'incomplete') return;
       const bytes = read;
-      if (!head || !match) finish(() => handOver(socket, bytes));
-      else finish(() => serve(socket, head, match));
+      if (first.kind === 'hand-over') finish(() => handOver(socket, bytes));
+      else finish(() => serve(socket, first.head, first.match));
     };
-    const onGone = (): void => finish(() => socket.destroy());
+    const onEnd = (): void => finish(() => socket.destroy());
+    // A socket destroyed by an error needs no deadline any more.
+    const onClose = (): void => finish(() => undefined);
     function finish(next: () => void): void {
       clearTimeout(timer);
       socket.off('data', onData);
-      socket.off('end', onGone);
-      socket.off('error', onGone);
+      socket.off('end', onEnd);
+      socket.off('close', onClose);
       next();
     }
     socket.on('data', onData);
-    socket.on('end', onGone);
-    socket.on('error', onGone);
+    socket.on('end', onEnd);
+    socket.on('close', onClose);
   });
 
   function serve(socket: Socket, head: PlainGetHead, match: { route: FastRoute; params: Record<string, string>; query: string }): void {
     // The stream is read by nothing from here on: a client sending more gets no answer to it. A
     // client that half-closes is gone, as Node's server takes it (it aborts the request).
-    socket.on('error', () => socket.destroy());
-    socket.once('end', () => socket.destroy());
+    socket.once('end', destroySocket);
     socket.setNoDelay(true);
     const req = { method: 'GET', url: head.target, headers: head.headers, rawHeaders: [] as string[], httpVersion: '1.1', socket };
-    const res = new RawStreamResponse(socket, req);
+    const res = new RawStreamResponse(socket, req, lingerMs());
     match.route.serve(req as unknown as IncomingMessage, res as unknown as ServerResponse, { params: match.params, query: match.query });
   }
 }
