@@ -45,6 +45,15 @@ function onResponseClose(this: SessionResponse): void {
   this[kSession]?.close('client_closed', undefined, 'none');
 }
 
+/**
+ * Whether the client's connection is already closed. Node's response marks itself destroyed when its
+ * socket closes, the stream front's reflects its socket; a pipelined response has no socket of its
+ * own yet, so its request's is asked.
+ */
+function clientGone(res: ServerResponse): boolean {
+  return res.destroyed || (res.socket ?? res.req?.socket)?.destroyed === true;
+}
+
 const hooksByEngine = new WeakMap<StreamEngine, SessionHooks>();
 
 /** The engine's session hooks, made once per engine and shared by all its sessions. */
@@ -89,6 +98,13 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
   });
   res[kSession] = session;
   res.on('close', onResponseClose);
+  // A client that left while the stream was being opened (token, authorization, store reads, the
+  // slot) sent its 'close' before anyone listened, and would leave a session writing into nothing
+  // that holds its slots until rotation. From here on the listener above sees it leave.
+  if (clientGone(res)) {
+    session.close('client_closed', undefined, 'none');
+    return;
+  }
   try {
     await engine.hub.register(session);
     // A stream with nothing to replay takes the barrier of its scope's streams, without a query;
