@@ -46,6 +46,11 @@ export interface BotOptions {
   repositories: string[];
   /** Called per notification. */
   handler: BotHandler;
+  /**
+   * Send the token over plain `http://` to a host that is not loopback; without it such a `baseUrl`
+   * throws `ChatInsecureTransportError` from `runBot`. @defaultValue false
+   */
+  allowInsecureHttp?: boolean;
   /** A client to use instead of one made from `baseUrl` and `token` (e.g. with a custom fetch). */
   client?: ChatClient;
   /** Acknowledge after this many handled notifications of a repository. @defaultValue 50 */

@@ -45,7 +45,7 @@ export function runBot(options: BotOptions): BotHandle {
   for (const id of options.repositories) if (!ULID.test(id)) throw new TypeError(`runBot: ${JSON.stringify(id)} is not a canonical repository ULID`);
   if (new Set(options.repositories).size !== options.repositories.length) throw new TypeError('runBot: a repository is named twice');
   const logger = options.logger ?? stderrLogger;
-  const client = options.client ?? new ChatClient({ baseUrl: options.baseUrl, token: options.token });
+  const client = options.client ?? new ChatClient({ baseUrl: options.baseUrl, token: options.token, allowInsecureHttp: options.allowInsecureHttp === true });
   const stopping = new AbortController();
   // Every worker and every handler's pause listens for the stop: one listener per repository at least.
   setMaxListeners(0, stopping.signal);
