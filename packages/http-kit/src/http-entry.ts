@@ -6,7 +6,7 @@ import { matchPlainRoute, type PlainRoutePattern } from './plain-route.ts';
  * its path pattern, an optional check of the raw request, and the function that serves it.
  */
 export interface FastRoute extends PlainRoutePattern {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST';
   /** Whether this request can take the fast path (e.g. a plain JSON body); if not, the fallback serves it. @defaultValue always */
   accepts?(req: IncomingMessage): boolean;
   serve(req: IncomingMessage, res: ServerResponse, match: { params: Record<string, string>; query: string }): void;

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, REQUEST_ID_PATTERN } from '@chat/contracts';
 import { newUlid } from '@chat/contracts';
@@ -20,4 +21,16 @@ export function assignRequestId(req: Request, res: Response, next: NextFunction)
     throw new AppError('REQUEST_ID_INVALID', 'X-Request-Id must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-".');
   }
   next();
+}
+
+/**
+ * Gives a response served outside express (a static file, say) its `X-Request-Id`: the client's
+ * when well formed, else a new ULID. A malformed one is replaced rather than refused, as nothing on
+ * such a route is worth a 400. Answers the ID, for the log.
+ */
+export function setResponseRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const supplied = req.headers['x-request-id'];
+  const id = typeof supplied === 'string' && REQUEST_ID_PATTERN.test(supplied) ? supplied : newUlid();
+  res.setHeader('X-Request-Id', id);
+  return id;
 }

@@ -74,4 +74,41 @@ describe('viewer routes', () => {
     expect(response.status).to.equal(503);
     expect(await response.text()).to.contain('pnpm build');
   });
+
+  it('answers HEAD like GET for the page, its settings and its assets, without a body', async () => {
+    await serve(dir);
+    for (const [path, headers] of [
+      ['/', {}],
+      ['/callback?code=a&state=b', {}],
+      ['/viewer-config.json', {}],
+      ['/assets/app-X.js', { 'accept-encoding': 'gzip' }],
+      ['/assets/missing.js', {}],
+    ] as const) {
+      const get = await fetch(base + path, { headers });
+      const head = await fetch(base + path, { method: 'HEAD', headers });
+      expect(head.status, path).to.equal(get.status);
+      for (const name of ['content-type', 'content-length', 'content-encoding', 'cache-control', 'etag', 'content-security-policy', 'x-content-type-options']) {
+        expect(head.headers.get(name), `${path} ${name}`).to.equal(get.headers.get(name));
+      }
+      expect(await head.text(), path).to.equal('');
+    }
+    server.close();
+    await serve(join(dir, 'missing'));
+    expect((await fetch(`${base}/`, { method: 'HEAD' })).status, 'not built').to.equal(503);
+  });
+
+  it('gives every answer an X-Request-Id, GET and HEAD: the client\'s when well formed, else a new one', async () => {
+    await serve(dir);
+    const seen = new Set<string>();
+    for (const path of ['/', '/viewer-config.json', '/assets/app-X.js', '/assets/missing.js']) {
+      for (const method of ['GET', 'HEAD']) {
+        const id = (await fetch(base + path, { method })).headers.get('x-request-id');
+        expect(id, `${method} ${path}`).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+        seen.add(id!);
+      }
+    }
+    expect(seen.size, 'one per request').to.equal(8);
+    expect((await fetch(`${base}/`, { headers: { 'x-request-id': 'edge-42.a:b' } })).headers.get('x-request-id')).to.equal('edge-42.a:b');
+    expect((await fetch(`${base}/`, { method: 'HEAD', headers: { 'x-request-id': 'not ok' } })).headers.get('x-request-id')).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
 });

@@ -101,6 +101,7 @@ describe("viewer's static server", () => {
         const res = await fetch(`${base}${path}`, { method });
         expect(res.status, `${method} ${path}`).to.equal(404);
         expect(res.headers.get('cache-control'), path).to.equal('no-store');
+        expect(res.headers.get('x-request-id'), path).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
         expect(await res.text()).to.equal('not found\n');
       }
     });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastRoute } from '@chat/http-kit';
+import { setResponseRequestId, type FastRoute } from '@chat/http-kit';
 import { bundleFile, type BundleFile } from './static-bundle.ts';
 import type { ViewerConfig } from './viewer-config.ts';
 
@@ -40,6 +40,7 @@ export function contentSecurityPolicy(config: ViewerConfig): string {
 }
 
 function send(req: IncomingMessage, res: ServerResponse, file: BundleFile, cacheControl: string, csp: string): void {
+  setResponseRequestId(req, res);
   res.setHeader('Content-Type', file.contentType);
   res.setHeader('Cache-Control', cacheControl);
   res.setHeader('ETag', file.etag);
@@ -60,36 +61,47 @@ function send(req: IncomingMessage, res: ServerResponse, file: BundleFile, cache
   if (gzip) res.setHeader('Content-Encoding', 'gzip');
   res.setHeader('Content-Length', body.length);
   res.statusCode = 200;
+  // Node sends no body to a HEAD request: the same headers, Content-Length included, and nothing else.
   res.end(body);
 }
 
-/** Without `pnpm build` there is no bundle; the API still runs, and the page says what to do. */
-function notBuilt(res: ServerResponse): void {
-  res.statusCode = 503;
+/** A short plain-text answer, never cached, its length declared so a HEAD answer carries it too. */
+function plainText(req: IncomingMessage, res: ServerResponse, status: number, text: string): void {
+  setResponseRequestId(req, res);
+  res.statusCode = status;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  res.end('The viewer is not built yet: run `pnpm build`, then start again.\n');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
-function notFound(res: ServerResponse): void {
-  res.statusCode = 404;
-  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
-  res.end('not found\n');
+/** Without `pnpm build` there is no bundle; the API still runs, and the page says what to do. */
+function notBuilt(req: IncomingMessage, res: ServerResponse): void {
+  plainText(req, res, 503, 'The viewer is not built yet: run `pnpm build`, then start again.\n');
+}
+
+function notFound(req: IncomingMessage, res: ServerResponse): void {
+  plainText(req, res, 404, 'not found\n');
+}
+
+/** Each GET route and its HEAD twin: the same answer, whose body Node leaves out for HEAD. */
+function withHead(routes: FastRoute[]): FastRoute[] {
+  return routes.flatMap((route) => [route, { ...route, method: 'HEAD' as const }]);
 }
 
 /**
  * The viewer's routes for an HTTP entry: the page at `/` and at `/callback` (the OAuth callback, never
  * cached, as its address carries a one-time code), its hashed assets under `/assets/`, and
- * `/viewer-config.json`. Everything else falls through to the entry's other routes.
+ * `/viewer-config.json`, each for GET and HEAD and with an `X-Request-Id`. Everything else falls
+ * through to the entry's other routes.
  */
 export function viewerRoutes(bundle: Map<string, BundleFile>, config: () => ViewerConfig): FastRoute[] {
   const index = bundle.get('/index.html');
-  if (!index) return [{ method: 'GET', path: '/', pattern: /^\/(?:callback)?$/, serve: (_req, res) => notBuilt(res) }];
+  if (!index) return withHead([{ method: 'GET', path: '/', pattern: /^\/(?:callback)?$/, serve: (req, res) => notBuilt(req, res) }]);
   // Read on first use: a process knows its own address (part of the config) only once it listens.
   let settled: { csp: string; configFile: BundleFile } | undefined;
   const settle = () => (settled ??= { csp: contentSecurityPolicy(config()), configFile: bundleFile(Buffer.from(JSON.stringify(config())), 'application/json; charset=utf-8') });
-  return [
+  return withHead([
     { method: 'GET', path: '/', pattern: /^\/(?:callback)?$/, serve: (req, res) => send(req, res, index, 'no-store', settle().csp) },
     { method: 'GET', path: '/viewer-config.json', pattern: /^\/viewer-config\.json$/, serve: (req, res) => send(req, res, settle().configFile, 'no-cache', settle().csp) },
     {
@@ -99,8 +111,8 @@ export function viewerRoutes(bundle: Map<string, BundleFile>, config: () => View
       serve: (req, res, match) => {
         const file = bundle.get(`/assets/${match.params.file}`);
         if (file) send(req, res, file, IMMUTABLE, settle().csp);
-        else notFound(res);
+        else notFound(req, res);
       },
     },
-  ];
+  ]);
 }

@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import { createHttpEntry } from '@chat/http-kit';
+import { createHttpEntry, setResponseRequestId } from '@chat/http-kit';
 import { createViewerRoutes, VIEWER_DIST_DIR } from './bundle-routes.ts';
 import type { ViewerConfig } from './viewer-config.ts';
 
@@ -11,7 +11,8 @@ import type { ViewerConfig } from './viewer-config.ts';
 export function createViewerListener(config: ViewerConfig, directory: string = VIEWER_DIST_DIR): RequestListener {
   return createHttpEntry(
     createViewerRoutes(() => config, directory),
-    (_req, res) => {
+    (req, res) => {
+      setResponseRequestId(req, res);
       res.statusCode = 404;
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
       res.setHeader('Cache-Control', 'no-store');
