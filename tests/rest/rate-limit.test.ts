@@ -141,6 +141,26 @@ function rateLimitRules(label: string, target: () => Target) {
     expectError(await node().append(scope, token, { bodyMarkdown: 'over' }), 429, 'RATE_LIMITED');
   });
 
+  it(`[${label}] section 8: a refused core resource credential (401 CORE_RESOURCE_TOKEN_REJECTED) consumes no rate capacity`, async () => {
+    const { scenario, actors } = await target().scenario();
+    const scope = { repositoryId: scenario.repositoryId };
+    const token = await actors.writer();
+    const body = `hi @${scenario.users.reader}`;
+    const mention = { bodyMarkdown: body, mentions: [{ principalKind: 'human' as const, principalId: scenario.users.reader, startByte: 3, endByte: Buffer.byteLength(body) }] };
+    const refused = [
+      await target().core.mintToken({ type: 'core_resource', subjectId: scenario.users.writer, expiresInSeconds: -60 }),
+      // Valid, but another person's: core refuses to lend it to this author.
+      await target().core.mintToken({ type: 'core_resource', subjectId: scenario.users.reader }),
+    ];
+    await atWindowStart();
+    for (let i = 0; i <= LIMIT; i++) {
+      expectError(await node().append(scope, token, mention, { coreAuthorization: `Bearer ${refused[i % 2]}` }), 401, 'CORE_RESOURCE_TOKEN_REJECTED');
+    }
+    const coreAuthorization = `Bearer ${await actors.coreResource()}`;
+    for (let i = 0; i < LIMIT; i++) expectStatus(await node().append(scope, token, mention, { coreAuthorization }), 201);
+    expectError(await node().append(scope, token, mention, { coreAuthorization }), 429, 'RATE_LIMITED');
+  });
+
   it(`[${label}] section 8: refused appends (400, 409) consume no rate capacity either`, async () => {
     const { scenario, actors } = await target().scenario();
     const scope = { repositoryId: scenario.repositoryId };

@@ -8,7 +8,7 @@ import { attachStreamFront, createGatewayRuntime } from '@chat/stream-gateway';
 import { createViewerRoutes } from '@chat/viewer';
 import type { AllInOneConfig } from './config.ts';
 import { demoBanner } from './demo-banner.ts';
-import { viewerConfig } from './viewer-setup.ts';
+import { registerViewerCallback, viewerConfig } from './viewer-setup.ts';
 
 export interface RunningAllInOne {
   url: string;
@@ -63,6 +63,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     attachStreamFront(server, { routes: gateway.fastRoutes, headersTimeoutMs: config.http.limits.headersTimeoutMs }),
   );
   url = `http://127.0.0.1:${http.port}`;
+  if (devCore) registerViewerCallback(devCore, url, logger);
   logger.info({ url, coreUrl, database: platform.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'chat listening');
 
   const banner = await demoBanner({ url, coreUrl, devCore: config.printDemoTokens ? devCore : undefined });

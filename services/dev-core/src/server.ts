@@ -57,6 +57,8 @@ export interface DevCoreHandle {
   replaceFixture(fixture: unknown): Fixture;
   /** Sets the fault like `POST /dev/faults`. */
   setFaults(settings: { authorization: FaultSettings['authorization']; latencyMs?: number }): FaultSettings;
+  /** Makes `redirectUri` the registered callback of app `clientId`; false when no such app is registered. */
+  registerAppCallback(clientId: string, redirectUri: string): boolean;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export async function startDevCore(options: StartDevCoreOptions): Promise<DevCor
       return parsed;
     },
     setFaults: (settings) => ctx.faults.set(settings),
+    registerAppCallback: (clientId, redirectUri) => ctx.store.registerCallback(clientId, redirectUri),
     close: async () => {
       const closed = once(server, 'close');
       server.close();

@@ -48,9 +48,10 @@ export interface AppendMessageResult {
  *   retry is answered before the mention checks call core or the seal is recorded. An append with
  *   mentions then takes its unit before core resolves them: a sender past the limit gets 429
  *   without any call to core, so the limit also bounds how often one can ask core who may read a
- *   room. A lookup core answered with a refusal (MENTION_TARGET_INVALID,
- *   CORE_RESOURCE_TOKEN_REJECTED) keeps its unit; one core could not answer gives it back, and so
- *   does an append that turns out a retry after all (a concurrent one committed first).
+ *   room. A lookup core answered with refused targets (MENTION_TARGET_INVALID) keeps its unit; one
+ *   that refused the author's credential (CORE_RESOURCE_TOKEN_REJECTED) or that core could not
+ *   answer gives it back, and so does an append that turns out a retry after all (a concurrent one
+ *   committed first).
  */
 export async function appendMessage(deps: AppendMessageDeps, input: AppendMessageInput): Promise<AppendMessageResult> {
   const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
@@ -81,9 +82,12 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
     try {
       await resolveMentionTargets(deps.core, lookup, input.requestId);
     } catch (err) {
-      // A lookup core answered keeps its unit, refused targets or credential included: otherwise
-      // probing who may read the room, or whether a credential works, would never meet the limit.
-      if (!(err instanceof AppError) || err.code === 'AUTHORIZATION_UNAVAILABLE') await unit.giveBack();
+      // Refused targets keep their unit: otherwise probing who may read the room would never meet
+      // the limit. A refused credential learns nothing about the room, and is most often an expired
+      // one its owner sends again with a fresh one; charging it would lock out the fixed request.
+      // Guessing credentials is core's to limit, as it is for any caller of core.
+      const refund = !(err instanceof AppError) || err.code === 'AUTHORIZATION_UNAVAILABLE' || err.code === 'CORE_RESOURCE_TOKEN_REJECTED';
+      if (refund) await unit.giveBack();
       throw err;
     }
   }
