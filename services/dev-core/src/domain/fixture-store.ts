@@ -109,6 +109,18 @@ export class FixtureStore {
     this.#fixture = fixture;
   }
 
+  /**
+   * Makes `redirectUri` the one registered callback of app `clientId`, the rest of the fixture as it
+   * is, for a process that learns its viewer's address only once it listens. Codes issued to the
+   * previous callback can no longer be exchanged. False when no such app is registered.
+   */
+  registerCallback(clientId: string, redirectUri: string): boolean {
+    const apps = this.#fixture.apps;
+    if (apps === undefined || !apps.some((a) => a.clientId === clientId)) return false;
+    this.replace(parseFixture({ ...this.#fixture, apps: apps.map((a) => (a.clientId === clientId ? { ...a, redirectUri } : a)) }));
+    return true;
+  }
+
   findRepository(repositoryId: string): FixtureRepository | undefined {
     return this.#repositories.get(repositoryId)?.repository;
   }
