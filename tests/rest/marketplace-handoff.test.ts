@@ -37,9 +37,9 @@ describe('section 5 marketplace OAuth handoff (core origin) into chat', function
   }
 
   /** The browser leg: signed in as `userId`, through the bridge, to the callback; returns what the app receives. */
-  async function authorize(app: FixtureApp, userId: string, challenge: string, state: string) {
+  async function authorize(app: FixtureApp, userId: string, challenge: string, state: string, scope = 'chat') {
     const answer = await stack.core.openAuthorizeBridge(
-      { response_type: 'code', client_id: app.clientId, redirect_uri: app.redirectUri, scope: 'chat', state, code_challenge: challenge, code_challenge_method: 'S256' },
+      { response_type: 'code', client_id: app.clientId, redirect_uri: app.redirectUri, scope, state, code_challenge: challenge, code_challenge_method: 'S256' },
       await stack.core.signIn(userId),
     );
     return answer;
@@ -88,6 +88,23 @@ describe('section 5 marketplace OAuth handoff (core origin) into chat', function
     expectStatus(await stack.api.getRoom(scope, second.body.access_token), 200);
     await stack.core.revoke({ clientId: app.clientId, subjectId: scenario.users.writer });
     expectError(await stack.api.getRoom(scope, second.body.access_token), 401, 'TOKEN_REJECTED');
+  });
+
+  it('a grant of core scopes alone yields no chat access: its token is refused by chat with 401 for reading and appending', async () => {
+    const { scenario, app, scope } = await setup();
+    const { verifier, challenge } = pkcePair();
+    const bridge = await authorize(app, scenario.users.writer, challenge, 's', 'core:commits:read');
+    const code = new URL(bridge.headers.get('location')!).searchParams.get('code')!;
+    const token = await stack.core.exchangeCode({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, code_verifier: verifier });
+    expect(token.status).to.equal(200);
+    expect(token.body.scope).to.equal('core:commits:read');
+    const accessToken = token.body.access_token as string;
+    expect(claimsOf(accessToken)).to.include({ sub: scenario.users.writer, aud: 'core', scope: 'core:commits:read' });
+
+    expectError(await stack.api.getRoom(scope, accessToken), 401, 'TOKEN_REJECTED');
+    expectError(await stack.api.list(scope, accessToken), 401, 'TOKEN_REJECTED');
+    expectError(await stack.api.append(scope, accessToken, { bodyMarkdown: 'no chat scope' }), 401, 'TOKEN_REJECTED');
+    expect(token.body.core_access_token, "the only token is core's resource token").to.equal(accessToken);
   });
 
   it("the demo fixture's viewer app outlives the scenarios tests add to the shared dev-core", async () => {

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { DevCoreContext } from './domain/dev-core-context.ts';
 import { commitLookupRoutes } from './routes/commit-lookup.routes.ts';
+import { devHostGuard } from './routes/dev-host-guard.ts';
 import { devRoutes } from './routes/dev.routes.ts';
 import { errorHandler } from './routes/http-errors.ts';
 import { internalRoutes } from './routes/internal.routes.ts';
@@ -22,6 +23,8 @@ export function createApp(ctx: DevCoreContext): Express {
     });
     next();
   });
+  // Before the body is read: a request refused for its Host costs nothing more.
+  app.use('/dev', devHostGuard(ctx.publicUrl));
   app.use(express.json({ limit: '5mb' }));
   app.use(jwksRoutes(ctx));
   app.use(internalRoutes(ctx));

@@ -17,13 +17,24 @@ export const AUTHORIZATION_CODE_TTL_MS = 10 * 60 * 1000;
  */
 export const HANDOFF_TOKEN_TTL_SECONDS = 3600;
 
+/**
+ * Authorization codes held at once, used ones included until they expire (a replay must still be
+ * recognised). Past it, authorization is refused until codes expire: each code costs memory for ten
+ * minutes, so a page hammering the bridge must not grow dev-core without bound.
+ * @defaultValue 10000
+ */
+export const MAX_AUTHORIZATION_CODES = 10_000;
+
+/** The scope that grants an app chat: only a grant holding it earns a token whose audience is chat. */
+export const CHAT_SCOPE = 'chat';
+
 /** Scopes with this prefix are core's own; granted, they also earn a core resource token. */
 const CORE_SCOPE_PREFIX = 'core:';
 
 /** A handoff request refused; never turned into a redirect. `code` is core's error code. */
 export class OAuthRequestError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403,
+    readonly status: 400 | 401 | 403 | 503,
     readonly code: string,
     message: string,
     readonly parameter?: string,
@@ -86,6 +97,8 @@ interface CodeRecord {
 export interface MarketplaceOAuthDeps extends TokenMinterDeps {
   store: FixtureStore;
   now: () => number;
+  /** Authorization codes held at once. @defaultValue MAX_AUTHORIZATION_CODES */
+  maxCodes?: number;
 }
 
 /** Rejects anything but one string per parameter: a repeated parameter is ambiguous, so refused. */
@@ -158,6 +171,9 @@ export class MarketplaceOAuth {
     if (scopes.length === 0) throw new OAuthRequestError(403, 'scope_denied', 'none of the requested scopes can be granted', 'scope');
 
     this.#sweep();
+    if (this.#codes.size >= (this.#deps.maxCodes ?? MAX_AUTHORIZATION_CODES)) {
+      throw new OAuthRequestError(503, 'temporarily_unavailable', 'too many authorization codes are outstanding; retry once some have expired');
+    }
     const code = randomBytes(32).toString('base64url');
     this.#codes.set(code, {
       clientId: app.clientId,
@@ -207,23 +223,44 @@ export class MarketplaceOAuth {
     const scopes = grantable === undefined ? [] : record.scopes.filter((s) => grantable.includes(s));
     if (scopes.length === 0) throw new OAuthRequestError(400, 'invalid_grant', 'the app is no longer installed with these scopes');
 
+    // A token is accepted only by the API its audience names, so each audience needs its own grant:
+    // chat's token only for a grant that holds the chat scope, core's only for one with core scopes.
+    const coreScopes = scopes.filter((s) => s.startsWith(CORE_SCOPE_PREFIX));
+    if (!scopes.includes(CHAT_SCOPE) && coreScopes.length === 0) {
+      throw new OAuthRequestError(400, 'invalid_scope', 'the grant holds no scope of an API that accepts tokens');
+    }
     const scope = scopes.join(' ');
     const common = { subjectId: record.userId, clientId: record.clientId, expiresInSeconds: HANDOFF_TOKEN_TTL_SECONDS };
-    const accessToken = await mintToken(this.#deps, { ...common, type: 'human', scope });
-    record.tokenIds.push(String(decodeJwt(accessToken).jti));
-    const answer: TokenAnswer = { access_token: accessToken, token_type: 'Bearer', expires_in: HANDOFF_TOKEN_TTL_SECONDS, scope };
-    const coreScopes = scopes.filter((s) => s.startsWith(CORE_SCOPE_PREFIX));
-    if (coreScopes.length > 0) {
-      const coreToken = await mintToken(this.#deps, { ...common, type: 'core_resource', scope: coreScopes.join(' ') });
-      record.tokenIds.push(String(decodeJwt(coreToken).jti));
-      answer.core_access_token = coreToken;
-    }
-    return answer;
+    const mint = async (type: 'human' | 'core_resource', tokenScope: string) => {
+      const token = await mintToken(this.#deps, { ...common, type, scope: tokenScope });
+      record.tokenIds.push(String(decodeJwt(token).jti));
+      return token;
+    };
+    const coreToken = coreScopes.length > 0 ? await mint('core_resource', coreScopes.join(' ')) : undefined;
+    const accessToken = scopes.includes(CHAT_SCOPE) ? await mint('human', scope) : coreToken!;
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: HANDOFF_TOKEN_TTL_SECONDS,
+      scope,
+      ...(coreToken === undefined ? {} : { core_access_token: coreToken }),
+    };
   }
 
-  /** Forgets codes past their expiry; a used one is kept until then to recognise its replay. */
+  /** Authorization codes held now, used ones included. */
+  get outstandingCodes(): number {
+    return this.#codes.size;
+  }
+
+  /**
+   * Forgets codes past their expiry; a used one is kept until then to recognise its replay. Codes
+   * are held in the order they were issued and all live equally long, so the expired ones lead.
+   */
   #sweep(): void {
     const now = this.#deps.now();
-    for (const [code, record] of this.#codes) if (record.expiresAt <= now) this.#codes.delete(code);
+    for (const [code, record] of this.#codes) {
+      if (record.expiresAt > now) break;
+      this.#codes.delete(code);
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { DevCoreHandle } from '../server.ts';
@@ -212,6 +213,56 @@ describe('dev-core /dev/* and JWKS', () => {
         authorizeBatch: after.authorizeBatch - before.authorizeBatch,
         resolveMentions: after.resolveMentions - before.resolveMentions,
       }).to.deep.equal({ authorize: 2, authorizeBatch: 1, resolveMentions: 2 });
+    });
+  });
+
+  describe('the Host check of /dev/* (DNS rebinding)', () => {
+    /** Sends a request with exactly `host` as its Host header (fetch would put the URL's own). */
+    function withHost(path: string, host: string | undefined, method = 'GET', body?: unknown): Promise<{ status: number; body: any }> {
+      return new Promise((resolve, reject) => {
+        const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+        const req = request({ host: '127.0.0.1', port: core.port, path, method, headers, setHost: false }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, body: text === '' ? undefined : JSON.parse(text) }));
+        });
+        if (host !== undefined) req.setHeader('host', host);
+        req.on('error', reject).end(body === undefined ? undefined : JSON.stringify(body));
+      });
+    }
+
+    it('serves loopback host names and addresses, with any port', async () => {
+      for (const host of ['127.0.0.1', `127.0.0.1:${core.port}`, 'localhost', 'LocalHost:9', '[::1]', `[::1]:${core.port}`]) {
+        expect((await withHost('/dev/faults', host)).status, host).to.equal(200);
+      }
+    });
+
+    it('refuses any other host with 403 host_not_allowed before the route runs', async () => {
+      const before = (await call(core.url, 'GET', '/dev/fixture')).body;
+      // Node itself answers a request without a Host header 400, before any route.
+      expect((await withHost('/dev/faults', undefined)).status).to.equal(400);
+      for (const host of ['evil.example', `evil.example:${core.port}`, 'localhost.evil.example', '127.0.0.1.nip.io', '10.0.0.5', '[::2]', 'user@127.0.0.1', '127.0.0.1/x', '']) {
+        for (const [method, path, body] of [['GET', '/dev/faults'], ['POST', '/dev/tokens', { type: 'human', subjectId: 'u_alice' }], ['PUT', '/dev/fixture', { users: [] }], ['POST', '/dev/session', { userId: 'u_alice' }], ['GET', '/DEV/fixture']] as const) {
+          const answer = await withHost(path, host, method, body);
+          expect(answer.status, `${method} ${path} with Host ${host}`).to.equal(403);
+          expect(answer.body.error.code).to.equal('host_not_allowed');
+          expect(answer.body).to.not.have.property('token');
+        }
+      }
+      expect((await call(core.url, 'GET', '/dev/fixture')).body, 'the fixture was not replaced').to.deep.equal(before);
+      // Only the development surface is guarded: chat reaches core by whatever name it is configured with.
+      expect((await withHost('/issuers/marketplace/jwks.json', 'core.internal')).status).to.equal(200);
+    });
+
+    it("serves the host of dev-core's public URL", async () => {
+      const named = await startTestDevCore({ publicUrl: 'http://dev-core.test:8081/' });
+      try {
+        const answer = await new Promise<number>((resolve, reject) => {
+          request({ host: '127.0.0.1', port: named.port, path: '/dev/faults', headers: { host: 'dev-core.test:8081' } }, (res) => resolve(res.resume().statusCode!)).on('error', reject).end();
+        });
+        expect(answer).to.equal(200);
+      } finally {
+        await named.close();
+      }
     });
   });
 });

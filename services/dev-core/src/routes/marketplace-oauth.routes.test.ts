@@ -218,6 +218,31 @@ describe('dev-core marketplace OAuth handoff', () => {
       expect(answer.body).to.not.have.property('core_access_token');
     });
 
+    it('a grant without the chat scope earns no chat token: the access token is core\'s own', async () => {
+      const { verifier, challenge } = pkcePair();
+      const answer = await exchangeCode(core.url, tokenBody(await codeFor(alice, challenge, { scope: 'core:commits:read' }), verifier));
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      expect(answer.body.scope).to.equal('core:commits:read');
+      for (const token of [answer.body.access_token, answer.body.core_access_token]) {
+        expect(decodeJwt(token)).to.include({ aud: 'core', scope: 'core:commits:read' });
+      }
+      expect(answer.body.access_token).to.equal(answer.body.core_access_token);
+    });
+
+    it('refuses the exchange with invalid_scope when the grant holds no scope of an API that takes tokens', async () => {
+      const fixture = await handoffFixture();
+      fixture['apps'].push({ clientId: 'admin-app', redirectUri: 'https://admin.example/cb', scopes: ['repo:admin'] });
+      fixture['installations'].push({ clientId: 'admin-app', userId: 'u_alice', scopes: ['repo:admin'], state: 'active' });
+      core.replaceFixture(fixture);
+      const admin = { client_id: 'admin-app', redirect_uri: 'https://admin.example/cb' };
+      const { verifier, challenge } = pkcePair();
+      const authorized = await authorizeRequest(core.url, 'api', authorizeQuery(challenge, { ...admin, scope: 'repo:admin' }), alice);
+      expect(authorized.status).to.equal(200);
+      const answer = await exchangeCode(core.url, tokenBody(authorized.body.code, verifier, admin));
+      expectRefusal(answer, 400, 'invalid_scope');
+      expect(answer.body).to.not.have.property('access_token');
+    });
+
     it('a code is single-use: a replay is refused and revokes the tokens the code gave', async () => {
       const { verifier, challenge } = pkcePair();
       const code = await codeFor(alice, challenge);
