@@ -69,6 +69,7 @@ describe('createTokenVerifier', () => {
         await issuer.sign('marketplace', humanClaims(issuer.url, { exp: now - 2, aud: ['chat', 'other'] })),
         await issuer.sign('bots', botClaims(issuer.url)),
         await issuer.sign('marketplace', humanClaims(issuer.url), { typ: 'application/at+jwt' }),
+        await issuer.sign('marketplace', humanClaims(issuer.url, { scope: 'core:commits:read chat' })),
       ]) {
         expect((await issuerVerifier.verify(bearer(token))).id).to.be.a('string');
       }
@@ -167,6 +168,10 @@ describe('createTokenVerifier', () => {
       ['human token with an empty jti', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { jti: '' }))), 'issuer'],
       ['human token without client_id', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { client_id: undefined }))), 'issuer'],
       ['human token with a non-string client_id', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { client_id: 7 }))), 'issuer'],
+      ['human token of a grant without the chat scope', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { scope: 'core:commits:read' }))), 'issuer'],
+      ['human token without a scope', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { scope: undefined }))), 'issuer'],
+      ['human token whose scope only starts with chat', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { scope: 'chat:admin chatty' }))), 'issuer'],
+      ['human token with the scope as a list', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url, { scope: ['chat'] }))), 'issuer'],
       ['wrong typ (JWT)', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url), { typ: 'JWT' })), 'issuer'],
       ['wrong typ (app+jwt)', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url), { typ: 'app+jwt' })), 'issuer'],
       ['no typ', async () => bearer(await issuer.sign('marketplace', humanClaims(issuer.url), { typ: undefined })), 'issuer'],

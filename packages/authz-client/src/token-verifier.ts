@@ -18,6 +18,12 @@ export interface TokenVerifierOptions {
   coreUrl: string;
   /** The `aud` a token must carry to be meant for chat. @defaultValue 'chat' */
   chatAudience?: string;
+  /**
+   * The scope a human token's `scope` claim must list: the marketplace grant that lets an app use
+   * chat. A token of a grant without it (an app granted only core's scopes) is refused.
+   * @defaultValue 'chat'
+   */
+  chatScope?: string;
   /** Clock skew allowed on `exp`, `nbf` and `iat`. @defaultValue 5 */
   clockToleranceSeconds?: number;
   /** Time allowed to fetch a key set before answering 503. @defaultValue 2000 */
@@ -89,6 +95,11 @@ function classify(token: string): { tokenClass: 'user' | 'bot' } {
   throw tokenRejected();
 }
 
+/** Whether a space-separated `scope` claim (RFC 9068 section 2.2.3) lists `wanted`. */
+function grantsScope(scope: unknown, wanted: string): boolean {
+  return typeof scope === 'string' && scope.split(' ').includes(wanted);
+}
+
 function isNonEmptyId(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= 128;
 }
@@ -97,14 +108,15 @@ function isNonEmptyId(value: unknown): value is string {
  * Verifies chat's two bearer schemes against core's issuers. Classification is terminal: the `typ`
  * header picks human (`at+jwt`, marketplace issuer) or bot (`bot+jwt`, bots issuer), and the token is
  * then checked against that class alone; failing it never falls through to the other. ES256 only;
- * `iss`, `aud`, `exp`, `sub` required, and `jti` and `client_id` on a human token (a token core
- * could not revoke is refused). Key sets are fetched and cached by jose (refetched on an unknown
+ * `iss`, `aud`, `exp`, `sub` required, and `jti`, `client_id` and the chat scope on a human token
+ * (a token core could not revoke is refused, and so is one whose grant does not include chat). Key sets are fetched and cached by jose (refetched on an unknown
  * `kid` at most once per cooldown). Refusals are `TOKEN_REJECTED`; an unreachable key set is
  * `AUTHORIZATION_UNAVAILABLE`. No error message carries the token.
  */
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   const endpoints = coreEndpoints(options.coreUrl);
   const audience = options.chatAudience ?? 'chat';
+  const chatScope = options.chatScope ?? 'chat';
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   const timeoutMs = options.jwksTimeoutMs ?? 2000;
   const classes = {
@@ -113,7 +125,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       issuer: endpoints.marketplaceIssuer,
       typ: 'at+jwt',
       // jti and client_id are what core's authorization revokes a human token by (docs/core-contract.md).
-      requiredClaims: ['iss', 'aud', 'exp', 'sub', 'jti', 'client_id'],
+      requiredClaims: ['iss', 'aud', 'exp', 'sub', 'jti', 'client_id', 'scope'],
     },
     bot: {
       keys: guardedKeySet(endpoints.botsJwks, timeoutMs, options.fetch),
@@ -161,6 +173,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     if (tokenClass === 'user') {
       const clientId = payload['client_id'];
       if (!isNonEmptyId(payload.jti) || !isNonEmptyId(clientId)) throw tokenRejected('token id or client id invalid');
+      // The audience says the token is for chat; the scope says the human granted the app chat. An
+      // app granted only core's scopes holds no chat access, whatever its token's audience.
+      if (!grantsScope(payload['scope'], chatScope)) throw tokenRejected('scope lacks the chat scope');
       return { kind: 'user', id: payload.sub, expiresAt, tokenId: payload.jti, clientId };
     }
     const credentialId = payload['cid'];

@@ -66,7 +66,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
 /** Claims of a valid human token for `issuerUrl`, lasting ten minutes. */
 export function humanClaims(issuerUrl: string, overrides: JWTPayload = {}): JWTPayload {
   const now = Math.floor(Date.now() / 1000);
-  return { iss: `${issuerUrl}/marketplace`, aud: 'chat', sub: 'u_alice', iat: now, exp: now + 600, jti: 'j1', client_id: 'test-app', ...overrides };
+  return { iss: `${issuerUrl}/marketplace`, aud: 'chat', sub: 'u_alice', iat: now, exp: now + 600, jti: 'j1', client_id: 'test-app', scope: 'chat', ...overrides };
 }
 
 /** Claims of a valid bot token for `issuerUrl`, lasting ten minutes. */
