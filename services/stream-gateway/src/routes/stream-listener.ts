@@ -25,6 +25,13 @@ const NO_RAW_HEADERS: string[] = Object.freeze([]) as unknown as string[];
 
 type OpenStream = typeof streamRoom | typeof streamInbox;
 
+/** The paths of the stream GETs, exactly as clients spell them (no percent-escapes). */
+export const STREAM_ROUTE_PATTERNS = {
+  room: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/room\/events\/?$/,
+  branchRoom: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/branches\/(?<branchId>[0-9A-Za-z]+)\/room\/events\/?$/,
+  inbox: /^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/inbox\/events\/?$/,
+} as const;
+
 /**
  * The stream GETs as fast routes of the process's HTTP entry, served on Node's own request and
  * response. Express gives every request it routes its own prototype (a hidden class per response in
@@ -52,9 +59,9 @@ export function streamFastRoutes(deps: GatewayDeps): FastRoute[] {
     },
   });
   return [
-    route(/^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/room\/events\/?$/, ROOM_STREAM_PATHS[0], streamRoom),
-    route(/^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/branches\/(?<branchId>[0-9A-Za-z]+)\/room\/events\/?$/, ROOM_STREAM_PATHS[1], streamRoom),
-    route(/^\/v1\/repositories\/(?<repositoryId>[0-9A-Za-z]+)\/inbox\/events\/?$/, INBOX_STREAM_PATH, streamInbox),
+    route(STREAM_ROUTE_PATTERNS.room, ROOM_STREAM_PATHS[0], streamRoom),
+    route(STREAM_ROUTE_PATTERNS.branchRoom, ROOM_STREAM_PATHS[1], streamRoom),
+    route(STREAM_ROUTE_PATTERNS.inbox, INBOX_STREAM_PATH, streamInbox),
   ];
 }
 
