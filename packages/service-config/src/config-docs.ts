@@ -14,6 +14,7 @@ export interface ConfigSection {
 /** One variable: its default as the table shows it, who reads it, and what it means. */
 export interface SettingRow {
   variable: string;
+  /** One default, or each service's where they differ (the all-in-one binds loopback, the services every interface). */
   defaultText: string;
   services: string[];
   description: string;
@@ -32,20 +33,23 @@ function defaultText(field: z.ZodType): string {
 
 /** Every variable of every section, in first-seen order; a variable several services read is one row. */
 export function settingRows(sections: ConfigSection[]): SettingRow[] {
-  const rows = new Map<string, SettingRow>();
+  const rows = new Map<string, { row: SettingRow; defaults: Map<string, string[]> }>();
   for (const { service, schema } of sections) {
     for (const [variable, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
       const description = field.description;
       if (!description) throw new Error(`${service}: ${variable} has no description (add .describe(...) to its schema field)`);
-      const row = rows.get(variable);
-      if (row) {
-        if (!row.services.includes(service)) row.services.push(service);
-        continue;
-      }
-      rows.set(variable, { variable, defaultText: defaultText(field), services: [service], description });
+      const entry = rows.get(variable) ?? { row: { variable, defaultText: '', services: [], description }, defaults: new Map<string, string[]>() };
+      rows.set(variable, entry);
+      if (entry.row.services.includes(service)) continue;
+      entry.row.services.push(service);
+      const text = defaultText(field);
+      entry.defaults.set(text, [...(entry.defaults.get(text) ?? []), service]);
     }
   }
-  return [...rows.values()];
+  return [...rows.values()].map(({ row, defaults }) => ({
+    ...row,
+    defaultText: defaults.size === 1 ? [...defaults.keys()][0]! : [...defaults].map(([text, services]) => `${text} (${services.join(', ')})`).join('; '),
+  }));
 }
 
 /** The markdown table, between its markers. */

@@ -48,7 +48,11 @@ export const adminFields = {
 
 export const databaseFields = {
   DATABASE_URL: z.string().url().optional().describe('PostgreSQL URL; unset means embedded PGlite in `DATA_DIR` (one process only)'),
-  DATA_DIR: z.string().min(1).default('./data').describe('folder of the embedded database'),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./data')
+    .describe("folder of the embedded database, owned by one process at a time (another process started on it is refused, naming the owner's PID); the all-in-one also keeps its dev-core's signing keys there"),
   DATABASE_POOL_SIZE: positiveInt.max(500).default(10).describe('PostgreSQL connections per process'),
   DATABASE_POOLER: z
     .enum(['none', 'transaction'])

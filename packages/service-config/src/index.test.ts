@@ -74,6 +74,14 @@ describe('configuration table', () => {
     expect(replaceConfigTable(`before\n${table}\nafter`, table)).to.equal(`before\n${table}\nafter`);
   });
 
+  it("gives each service's default where they differ", () => {
+    const a = z.object({ X: z.string().default('lo').describe('the x') });
+    const b = z.object({ X: z.string().default('all').describe('the x') });
+    const c = z.object({ X: z.string().default('all').describe('the x') });
+    const table = renderConfigTable([{ service: 'a', schema: a }, { service: 'b', schema: b }, { service: 'c', schema: c }]);
+    expect(table).to.contain('| `X` | `lo` (a); `all` (b, c) | a, b, c | the x |');
+  });
+
   it('refuses a field without a description', () => {
     expect(() => renderConfigTable([{ service: 'a', schema: z.object({ X: z.string() }) }])).to.throw(/X has no description/);
   });

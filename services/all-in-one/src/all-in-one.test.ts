@@ -1,13 +1,36 @@
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { httpConfigOf, httpFields } from '@chat/service-config';
 import { expect } from 'chai';
+import { z } from 'zod';
 import { startAllInOne, type RunningAllInOne } from './all-in-one.ts';
 import { loadAllInOneConfig } from './config.ts';
 
 const REPOSITORY = '01JGFJJZ00QNYBVPQTAT49MN0F';
+
+/** An address of this machine that is not 127.0.0.1: its network interface's, or on Linux another loopback one. */
+function otherLocalAddress(): string {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal);
+  return external?.address ?? '127.0.0.2';
+}
+
+/** Whether a TCP connection to `host:port` is accepted. */
+async function accepts(host: string, port: number): Promise<boolean> {
+  const socket = connect(port, host);
+  try {
+    await once(socket, 'connect');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
+}
 
 describe('all-in-one process', function () {
   this.timeout(120_000);
@@ -19,7 +42,6 @@ describe('all-in-one process', function () {
     running = await startAllInOne(
       loadAllInOneConfig({
         PORT: '0',
-        HOST: '127.0.0.1',
         DEV_CORE_PORT: '0',
         DATA_DIR: dataDir,
         LOG_LEVEL: 'silent',
@@ -73,6 +95,30 @@ describe('all-in-one process', function () {
       if (items.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(items.map((n) => n.messageId)).to.deep.equal([message.messageId]);
+  });
+
+  it('binds 127.0.0.1 by default, its dev-core too, and says so in the banner', async () => {
+    const elsewhere = otherLocalAddress();
+    for (const url of [running.url, running.coreUrl]) {
+      const port = Number(new URL(url).port);
+      expect(await accepts('127.0.0.1', port), url).to.equal(true);
+      expect(await accepts(elsewhere, port), `${url} on ${elsewhere}`).to.equal(false);
+    }
+    expect(running.banner).to.match(/^bound to: +127\.0\.0\.1, this machine only \(HOST=0\.0\.0\.0 serves other machines too\)$/m);
+    // The distributed services keep binding every interface, as a pod must.
+    expect(httpConfigOf(z.object(httpFields).parse({})).host).to.equal('0.0.0.0');
+  });
+
+  it('binds every interface when HOST says so', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chat-aio-'));
+    const open = await startAllInOne(loadAllInOneConfig({ PORT: '0', HOST: '0.0.0.0', CORE_URL: running.coreUrl, DATA_DIR: dir, LOG_LEVEL: 'silent' }));
+    try {
+      expect(await accepts(otherLocalAddress(), Number(new URL(open.url).port))).to.equal(true);
+      expect(open.banner).to.match(/^bound to: +0\.0\.0\.0 \(HOST\): other machines can reach it$/m);
+    } finally {
+      await open.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('always runs in development mode: dev-core\'s token and a plain-http core on another host are accepted', () => {

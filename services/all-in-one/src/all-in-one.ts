@@ -2,8 +2,9 @@ import { createApiRuntime, listen } from '@chat/api';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createHttpEntry } from '@chat/http-kit';
 import { createNotifierRuntime } from '@chat/notifier';
-import { createLogger } from '@chat/observability';
-import { openPlatform } from '@chat/platform';
+import { createLogger, type Logger } from '@chat/observability';
+import { openPlatform, type Platform } from '@chat/platform';
+import { lockDataDir, type DataDirLock } from '@chat/store';
 import { attachStreamFront, createGatewayRuntime } from '@chat/stream-gateway';
 import { createViewerRoutes } from '@chat/viewer';
 import type { AllInOneConfig } from './config.ts';
@@ -26,28 +27,19 @@ export interface RunningAllInOne {
 export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllInOne> {
   const logger = createLogger({ name: 'chat', level: config.log.level, pretty: config.log.pretty });
 
-  let devCore: DevCoreHandle | undefined;
-  if (!config.core.url) {
-    devCore = await startDevCore({
-      port: config.devCore.port,
-      serviceToken: config.core.serviceToken,
-      logger: logger.child({ component: 'dev-core' }),
-      limits: config.http.limits,
-      ...(config.devCore.fixturePath ? { fixturePath: config.devCore.fixturePath } : {}),
-    });
+  // The embedded database's folder is taken before anything else starts, dev-core included: a second
+  // process on the folder stops here, naming the owner, before it binds a port or writes a file.
+  let dataDirLock: DataDirLock | undefined;
+  if (!config.database.url) {
+    dataDirLock = await lockDataDir(config.database.dataDir);
+    const previous = dataDirLock.tookOverFrom;
+    if (previous) logger.warn({ dataDir: dataDirLock.dir, previousPid: previous.pid, previousSince: previous.since }, 'took over the data folder from a process that no longer runs');
   }
+  const { devCore, platform } = await startCoreAndPlatform(config, logger, dataDirLock).catch(async (err: unknown) => {
+    await dataDirLock?.release();
+    throw err;
+  });
   const coreUrl = config.core.url ?? devCore!.url;
-  const platform = await openPlatform(
-    {
-      database: config.database,
-      redis: config.redis,
-      core: { ...config.core, url: coreUrl },
-      cursor: config.cursor,
-      streamCaps: config.gateway.caps,
-    },
-    logger,
-  );
-
   const gateway = createGatewayRuntime({ platform, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
   const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit, extraRouters: [gateway.router] });
   api.outbox.relay.start();
@@ -66,7 +58,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   if (devCore) registerViewerCallback(devCore, url, logger);
   logger.info({ url, coreUrl, database: platform.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'chat listening');
 
-  const banner = await demoBanner({ url, coreUrl, devCore: config.printDemoTokens ? devCore : undefined });
+  const banner = await demoBanner({ url, coreUrl, host: config.http.host, devCore: config.printDemoTokens ? devCore : undefined });
   return {
     url,
     coreUrl,
@@ -82,6 +74,39 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       await notifier.stop();
       await platform.close();
       await devCore?.close();
+      await dataDirLock?.release();
     },
   };
+}
+
+/** The embedded dev-core (unless `CORE_URL` names a core) and the platform; dev-core is closed again if the platform fails. */
+async function startCoreAndPlatform(config: AllInOneConfig, logger: Logger, dataDirLock: DataDirLock | undefined): Promise<{ devCore: DevCoreHandle | undefined; platform: Platform }> {
+  const devCore = config.core.url
+    ? undefined
+    : await startDevCore({
+        port: config.devCore.port,
+        host: config.devCore.host,
+        keysDir: config.devCore.keysDir,
+        serviceToken: config.core.serviceToken,
+        logger: logger.child({ component: 'dev-core' }),
+        limits: config.http.limits,
+        ...(config.devCore.fixturePath ? { fixturePath: config.devCore.fixturePath } : {}),
+      });
+  try {
+    const platform = await openPlatform(
+      {
+        database: config.database,
+        redis: config.redis,
+        core: { ...config.core, url: config.core.url ?? devCore!.url },
+        cursor: config.cursor,
+        streamCaps: config.gateway.caps,
+        ...(dataDirLock ? { dataDirLock } : {}),
+      },
+      logger,
+    );
+    return { devCore, platform };
+  } catch (err) {
+    await devCore?.close();
+    throw err;
+  }
 }

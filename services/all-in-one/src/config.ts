@@ -3,6 +3,7 @@
  * the demo output, read from the environment once at start into one typed, nested object. The
  * all-in-one is a development setup, so it always runs in development mode.
  */
+import { join } from 'node:path';
 import { apiEnvFields, apiServiceConfigOf, type ApiServiceConfig } from '@chat/api';
 import {
   coreFields,
@@ -24,8 +25,12 @@ import {
   type HttpServerConfig,
   type RedisConfig,
 } from '@chat/service-config';
+import { DevCoreEnvSchema } from '@chat/dev-core';
 import { gatewayEnvFields, gatewayServiceConfigOf, type GatewayServiceConfig } from '@chat/stream-gateway';
 import { z } from 'zod';
+
+/** The folder under `DATA_DIR` where the embedded dev-core keeps its signing keys. */
+export const DEV_CORE_KEYS_FOLDER = 'dev-core-keys';
 
 export const AllInOneEnvSchema = z.object({
   ...httpFields,
@@ -36,7 +41,12 @@ export const AllInOneEnvSchema = z.object({
   ...logFields,
   ...apiEnvFields,
   ...gatewayEnvFields,
+  // The all-in-one is a developer's own machine's service, with demo tokens and dev-core's
+  // token minting: it serves this machine only unless told otherwise. The distributed services keep
+  // the shared default (every interface), which a pod needs.
+  HOST: httpFields.HOST.unwrap().default('127.0.0.1').describe(httpFields.HOST.description ?? ''),
   DEV_CORE_PORT: port.default(8081).describe('port of dev-core (0 picks a free one and prints it); in the all-in-one, unused when `CORE_URL` is set'),
+  DEV_CORE_HOST: DevCoreEnvSchema.shape.DEV_CORE_HOST,
   DEV_CORE_FIXTURE: z.string().min(1).optional().describe("dev-core's data file; unset means the bundled demo fixture"),
   PRINT_DEMO_TOKENS: flag.default(true).describe('print demo tokens at start (embedded dev-core only)'),
 });
@@ -52,7 +62,8 @@ export interface AllInOneConfig {
   cursor: CursorConfig;
   api: ApiServiceConfig;
   gateway: GatewayServiceConfig;
-  devCore: { port: number; fixturePath: string | undefined };
+  /** `keysDir`: where dev-core keeps its signing keys, so tokens outlive a restart. */
+  devCore: { port: number; host: string; fixturePath: string | undefined; keysDir: string };
   printDemoTokens: boolean;
 }
 
@@ -70,7 +81,7 @@ export function loadAllInOneConfig(env: NodeJS.ProcessEnv, options: { terminal?:
     cursor: cursorConfigOf(e),
     api: apiServiceConfigOf(e),
     gateway: gatewayServiceConfigOf(e),
-    devCore: { port: e.DEV_CORE_PORT, fixturePath: e.DEV_CORE_FIXTURE },
+    devCore: { port: e.DEV_CORE_PORT, host: e.DEV_CORE_HOST, fixturePath: e.DEV_CORE_FIXTURE, keysDir: join(e.DATA_DIR, DEV_CORE_KEYS_FOLDER) },
     printDemoTokens: e.PRINT_DEMO_TOKENS,
   }));
 }

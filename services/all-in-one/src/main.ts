@@ -5,11 +5,16 @@
  */
 import { once } from 'node:events';
 import { loadConfigOrExit } from '@chat/service-config';
+import { DataDirInUseError } from '@chat/store';
 import { loadAllInOneConfig } from './config.ts';
 import { startAllInOne } from './all-in-one.ts';
 
 const config = loadConfigOrExit(() => loadAllInOneConfig(process.env, { terminal: process.stdout.isTTY === true }));
-const running = await startAllInOne(config);
+const running = await startAllInOne(config).catch((err: unknown) => {
+  // A folder another process owns is a plain situation to explain; anything else keeps its stack.
+  process.stderr.write(`chat: cannot start: ${err instanceof DataDirInUseError ? err.message : (err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
 process.stdout.write(running.banner);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
