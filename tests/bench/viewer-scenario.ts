@@ -65,12 +65,11 @@ export const viewerScenario: StreamScenario = {
       const count = quick ? 2_000 : ROOM_MESSAGES;
       const newest = await fillRoom(cluster.apiUrls[0]!, branchMessagesPath(cluster, bigRoom), writers, count);
       const viewerUser = cluster.fixture.writers[0]!;
-      await installViewerApp(cluster.core, origin, [viewerUser]);
+      await installViewerApp(cluster.core, [viewerUser], origin);
       const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
-      await context.request.post(`${cluster.core.url}/dev/session`, { data: { userId: viewerUser } });
       const page = await context.newPage();
       const repository = cluster.fixture.repositoryId;
-      await signInTo(page, origin, `#/r/${repository}/b/${smallRoom}`);
+      await signInTo(page, origin, `#/r/${repository}/b/${smallRoom}`, viewerUser);
       const samples: number[] = [];
       for (let i = 0; i < OPENINGS; i += 1) {
         if (i > 0) {

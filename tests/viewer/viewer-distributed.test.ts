@@ -5,9 +5,12 @@ import { expectStatus } from '../harness/assertions.ts';
 import { startGatewayCluster, type GatewayCluster } from '../harness/gateway-cluster.ts';
 import type { Scenario } from '../harness/fixture-factory.ts';
 import type { Actors } from '../harness/stacks.ts';
-import { installViewerApp, launchChromium, messageIds, personAt, signInTo, updateFixture, ViewerEdge } from './viewer-world.ts';
+import { installViewerApp, launchChromium, messageIds, personAt, signInByClicking, signInTo, signOutAndBackIn, updateFixture, ViewerEdge } from './viewer-world.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The demo fixture's repository, where `u_alice` writes and `u_bob` reads. */
+const DEMO_REPOSITORY = '01JGFJJZ00QNYBVPQTAT49MN0F';
 
 /**
  * The viewer in the distributed deployment: its static bundle at the edge, streams through a
@@ -26,9 +29,10 @@ describe('viewer: distributed deployment, a gateway killed mid-stream and access
     [cluster, browser] = await Promise.all([startGatewayCluster({ apis: 1, gateways: 1, gatewayEnv: { GATEWAY_RECHECK_MS: '1000' } }), launchChromium()]);
     coreUrl = cluster.core.url;
     ({ scenario, actors } = await cluster.scenario());
-    edge = new ViewerEdge({ apiUrl: cluster.apis[0]!.url, gatewayUrl: cluster.gateways[0]!.url, coreUrl });
+    edge = new ViewerEdge({ apiUrl: cluster.apis[0]!.url, gatewayUrl: cluster.gateways[0]!.url, coreUrl, rooms: [{ repositoryId: DEMO_REPOSITORY, label: 'demo repository' }] });
     await edge.start();
-    await installViewerApp(cluster.core, edge.url, [scenario.users.writer, scenario.users.reader]);
+    // As the operator registers the viewer at core: its callback on VIEWER_PUBLIC_URL.
+    await installViewerApp(cluster.core, [scenario.users.writer, scenario.users.reader, 'u_alice', 'u_bob'], edge.url);
   });
   after(async () => {
     await browser?.close();
@@ -52,12 +56,28 @@ describe('viewer: distributed deployment, a gateway killed mid-stream and access
     return ids;
   }
 
+  it('two people sign in by clicking through core, with the CSPs as served, and each sees a room; sign-out leads back to sign-in', async () => {
+    const people = await Promise.all(['u_alice', 'u_bob'].map(async (userId) => ({ userId, ...(await personAt(browser)) })));
+    try {
+      await Promise.all(people.map(({ page, userId }) => signInByClicking(page, edge.url, userId)));
+      for (const { page, problems } of people) {
+        expect(page.url()).to.equal(`${edge.url}/#/r/${DEMO_REPOSITORY}`);
+        expect(await page.locator('nav.rooms a[aria-current="page"]').textContent()).to.equal('demo repository');
+        expect(problems).to.deep.equal([]);
+      }
+      await signOutAndBackIn(people[0]!.page, 'u_alice');
+      expect(people[0]!.problems).to.deep.equal([]);
+    } finally {
+      for (const { context } of people) await context.close();
+    }
+  });
+
   it('the gateway is SIGKILLed mid-stream and restarted: the page shows it reconnecting, then catches up with no gap and no duplicate', async () => {
     const room: RoomScope = { repositoryId: scenario.repositoryId };
     await append(room, 5, 'before');
-    const { context, page, problems } = await personAt(browser, coreUrl, scenario.users.reader);
+    const { context, page, problems } = await personAt(browser);
     try {
-      await signInTo(page, edge.url, `#/r/${scenario.repositoryId}`);
+      await signInTo(page, edge.url, `#/r/${scenario.repositoryId}`, scenario.users.reader);
       await append(room, 10, 'live');
       await page.locator('li.message', { hasText: 'live 9' }).waitFor({ timeout: 15_000 });
       const gateway = cluster.gateways[0]!;
@@ -79,9 +99,9 @@ describe('viewer: distributed deployment, a gateway killed mid-stream and access
   });
 
   it('membership removed at core: the stream is reauthorized, refused, and the page goes back to sign-in', async () => {
-    const { context, page, problems } = await personAt(browser, coreUrl, scenario.users.reader);
+    const { context, page, problems } = await personAt(browser);
     try {
-      await signInTo(page, edge.url, `#/r/${scenario.repositoryId}`);
+      await signInTo(page, edge.url, `#/r/${scenario.repositoryId}`, scenario.users.reader);
       await updateFixture(cluster.core, (fixture) => {
         const repository = fixture.repositories.find((r) => r.id === scenario.repositoryId)!;
         delete repository.members[scenario.users.reader];

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createHttpEntry } from '@chat/http-kit';
-import { createViewerRoutes, defaultCommitUrlTemplate, type ViewerConfig } from '@chat/viewer';
+import { createViewerRoutes, loadViewerServerConfig, type ViewerRoom } from '@chat/viewer';
 import type { DevCoreClient, FixtureApp, FixtureInstallation } from '../harness/dev-core-client.ts';
 import { closeServer, listenOnLoopback, proxyRequest } from '../harness/streaming-proxy.ts';
 
@@ -12,23 +12,33 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
-/** The viewer's app at core: registered for `origin`'s callback and installed, with both scopes, for `userIds`. */
-export async function installViewerApp(core: DevCoreClient, origin: string, userIds: string[]): Promise<void> {
+/**
+ * The viewer's app at core installed, with both scopes, for `userIds`. With `origin`, the test
+ * registers the callback on it, as the operator of the distributed deployment registers
+ * `VIEWER_PUBLIC_URL`; without, the registration stays as the deployment made it (the all-in-one
+ * registers its own address at its dev-core).
+ */
+export async function installViewerApp(core: DevCoreClient, userIds: string[], origin?: string): Promise<void> {
   const fixture = (await core.getFixture()) as { apps?: FixtureApp[]; installations?: FixtureInstallation[] };
-  const app: FixtureApp = { clientId: 'chat-viewer', redirectUri: `${origin}/callback`, scopes: ['chat', 'core:commits:read'] };
+  const registered = (fixture.apps ?? []).find((a) => a.clientId === 'chat-viewer');
+  const redirectUri = origin === undefined ? registered?.redirectUri : `${origin}/callback`;
+  if (redirectUri === undefined) throw new Error('no chat-viewer app is registered at core');
+  const app: FixtureApp = { clientId: 'chat-viewer', redirectUri, scopes: ['chat', 'core:commits:read'] };
   const installations = (fixture.installations ?? []).filter((i) => !(i.clientId === app.clientId && userIds.includes(i.userId)));
   for (const userId of userIds) installations.push({ clientId: app.clientId, userId, scopes: ['chat', 'core:commits:read'], state: 'active' });
   await core.putFixture({ ...fixture, apps: [...(fixture.apps ?? []).filter((a) => a.clientId !== app.clientId), app], installations });
 }
 
-/** A page of a fresh browser context whose core web session belongs to `userId` (dev-core's development sign-in). */
-export async function personAt(browser: Browser, coreUrl: string, userId: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+/** A page of a fresh browser context: no cookie, no storage, the CSPs as served. */
+export async function personAt(browser: Browser): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
-  const answer = await context.request.post(`${coreUrl}/dev/session`, { data: { userId } });
-  if (!answer.ok()) throw new Error(`dev-core refused the session for ${userId}: ${answer.status()}`);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // A Content-Security-Policy refusal is reported only on the console; it would stop a sign-in silently.
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
   page.on('dialog', (dialog) => {
     problems.push(`dialog: ${dialog.message()}`);
     void dialog.dismiss();
@@ -36,11 +46,53 @@ export async function personAt(browser: Browser, coreUrl: string, userId: string
   return { context, page, problems };
 }
 
-/** Opens the viewer at `hash` and signs in through core's handoff; answers once the room is live. */
-export async function signInTo(page: Page, origin: string, hash: string): Promise<void> {
-  await page.goto(`${origin}/${hash}`);
+/**
+ * Signs in as a person does, from the viewer's sign-in screen: a click on "Sign in with core", then
+ * at core either its sign-in page, where a click on `userId` opens the core session, or, with a core
+ * session already open, nothing to do. Answers once the viewer shows the person signed in.
+ */
+export async function clickThroughSignIn(page: Page, userId: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in with core' }).click();
+  const atCore = page.getByRole('heading', { name: 'Sign in to core' });
+  const signedIn = page.locator('.top .user', { hasText: userId });
+  await atCore.or(signedIn).first().waitFor();
+  if (await atCore.isVisible()) await page.getByRole('button', { name: userId, exact: true }).click();
+  await signedIn.waitFor();
+}
+
+/** Opens the viewer at `hash`, signs in as `userId` by clicking, and answers once the room is live. */
+export async function signInTo(page: Page, origin: string, hash: string, userId: string): Promise<void> {
+  await page.goto(`${origin}/${hash}`);
+  await clickThroughSignIn(page, userId);
   await page.waitForURL((url) => url.pathname === '/' && url.hash === hash);
+  await waitLive(page);
+}
+
+/**
+ * A person's first sign-in, in a fresh context: the viewer at `origin`, "Sign in with core", core's
+ * sign-in page (its heading and the app asking, no error), a click on `userId`, and back in the
+ * viewer, signed in, with the first room of its list open and live.
+ */
+export async function signInByClicking(page: Page, origin: string, userId: string): Promise<void> {
+  await page.goto(`${origin}/`);
+  await page.getByRole('button', { name: 'Sign in with core' }).click();
+  await page.getByRole('heading', { name: 'Sign in to core' }).waitFor();
+  const text = (await page.locator('body').textContent()) ?? '';
+  if (!text.includes('to continue to chat-viewer') || /session_required|could not be authorized/.test(text)) throw new Error(`core's sign-in page reads: ${text}`);
+  await page.getByRole('button', { name: userId, exact: true }).click();
+  await page.locator('.top .user', { hasText: userId }).waitFor();
+  await waitLive(page);
+}
+
+/** Signs out of the viewer, which shows its sign-in again, and signs back in with a click (core's session is still open). */
+export async function signOutAndBackIn(page: Page, userId: string): Promise<void> {
+  const hash = new URL(page.url()).hash;
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in with core' }).waitFor();
+  if ((await page.getByRole('alert').textContent()) !== 'You signed out.') throw new Error('no sign-out notice');
+  if ((await page.evaluate(() => sessionStorage.getItem('chat-viewer.session'))) !== null) throw new Error('the session outlived the sign-out');
+  await clickThroughSignIn(page, userId);
+  await page.waitForURL((url) => url.hash === hash);
   await waitLive(page);
 }
 
@@ -57,27 +109,22 @@ export function messageIds(page: Page): Promise<string[]> {
 /**
  * The distributed deployment's edge for a browser: the viewer's static bundle at `/`, room and inbox
  * streams (`…/events`) to the gateway, every other `/v1` request to the API, on one origin, as the
- * ingress of `infra/k8s` routes them.
+ * ingress of `infra/k8s` routes them. The viewer's settings come from its own environment, with
+ * `VIEWER_PUBLIC_URL` the edge's address, whose `/callback` must be registered at core.
  */
 export class ViewerEdge {
   private server: Server | undefined;
   url = '';
 
   constructor(
-    private readonly targets: { apiUrl: string; gatewayUrl: string; coreUrl: string },
+    private readonly targets: { apiUrl: string; gatewayUrl: string; coreUrl: string; rooms?: ViewerRoom[] },
   ) {}
 
   async start(): Promise<void> {
     const api = new URL(this.targets.apiUrl);
     const gateway = new URL(this.targets.gatewayUrl);
-    const config = (): ViewerConfig => ({
-      chatUrl: '',
-      coreUrl: this.targets.coreUrl,
-      clientId: 'chat-viewer',
-      redirectUri: `${this.url}/callback`,
-      commitUrlTemplate: defaultCommitUrlTemplate(this.targets.coreUrl),
-      rooms: [],
-    });
+    const config = () =>
+      loadViewerServerConfig({ VIEWER_PUBLIC_URL: this.url, VIEWER_CORE_URL: this.targets.coreUrl, VIEWER_ROOMS: JSON.stringify(this.targets.rooms ?? []) }).viewer;
     const server = createServer(
       createHttpEntry(createViewerRoutes(config), (req, res) => {
         const path = (req.url ?? '').split('?')[0] ?? '';

@@ -8,7 +8,7 @@ import { startChatProcess, type ChatProcess } from '../harness/chat-process.ts';
 import { DevCoreClient } from '../harness/dev-core-client.ts';
 import { SharedFixture, type Scenario } from '../harness/fixture-factory.ts';
 import { Actors, deploymentEnv } from '../harness/stacks.ts';
-import { installViewerApp, launchChromium, messageIds, personAt, signInTo, waitLive } from './viewer-world.ts';
+import { clickThroughSignIn, installViewerApp, launchChromium, messageIds, personAt, signInByClicking, signInTo, signOutAndBackIn, waitLive } from './viewer-world.ts';
 
 /** Full commit IDs the scenario's repository gains at core. */
 const COMMITS = ['3f2a9c1b7d4e5f60718293a4b5c6d7e8f9012345', 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', '77e0d5c2b1a0f9e8d7c6b5a4938271605f4e3d2c'];
@@ -39,7 +39,8 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     const fixture = new SharedFixture(core);
     scenario = await fixture.scenario();
     await fixture.updateRepository(scenario.repositoryId, (repository) => Object.assign(repository, { commits: COMMITS }));
-    await installViewerApp(core, chat.url, [scenario.users.writer, scenario.users.reader]);
+    // The all-in-one registered its own callback at its dev-core; the test only installs the app for its people.
+    await installViewerApp(core, [scenario.users.writer, scenario.users.reader]);
     actors = new Actors(core, scenario);
     repositoryRoom = { repositoryId: scenario.repositoryId };
   });
@@ -78,12 +79,12 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
   });
 
   it('signs in through the handoff: PKCE and state, the callback address scrubbed, the token only in session storage', async () => {
-    const { context, page, problems } = await personAt(browser, chat.coreUrl, scenario.users.writer);
+    const { context, page, problems } = await personAt(browser);
     const urls: string[] = [];
     page.on('request', (request) => urls.push(request.url()));
     try {
       await page.goto(`${chat.url}/${repositoryHash()}`);
-      await page.getByRole('button', { name: 'Sign in with core' }).click();
+      await clickThroughSignIn(page, scenario.users.writer);
       await page.waitForURL((url) => url.pathname === '/' && url.hash === repositoryHash());
       await waitLive(page);
       const authorize = new URL(urls.find((u) => u.startsWith(`${chat.coreUrl}/oauth/authorize?`))!);
@@ -110,11 +111,31 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     }
   });
 
-  it('a message sent in one browser context appears live in another, announced to screen readers; a send is stored once', async () => {
-    const writer = await personAt(browser, chat.coreUrl, scenario.users.writer);
-    const reader = await personAt(browser, chat.coreUrl, scenario.users.reader);
+  it('two people sign in by clicking on a port other than 8080, whose callback the all-in-one registered at its dev-core; sign-out leads back to sign-in', async () => {
+    expect(new URL(chat.url).port).to.not.equal('8080');
+    const apps = ((await core.getFixture()) as { apps: { clientId: string; redirectUri: string }[] }).apps;
+    expect(apps.find((a) => a.clientId === 'chat-viewer')?.redirectUri).to.equal(`${chat.url}/callback`);
+    // u_alice and u_bob of the demo fixture, with its installations, and the demo rooms of the all-in-one's viewer.
+    const people = await Promise.all(['u_alice', 'u_bob'].map(async (userId) => ({ userId, ...(await personAt(browser)) })));
     try {
-      await Promise.all([signInTo(writer.page, chat.url, repositoryHash()), signInTo(reader.page, chat.url, repositoryHash())]);
+      await Promise.all(people.map(({ page, userId }) => signInByClicking(page, chat.url, userId)));
+      for (const { page, problems } of people) {
+        expect(page.url()).to.equal(`${chat.url}/#/r/01JGFJJZ00QNYBVPQTAT49MN0F`);
+        expect(await page.locator('nav.rooms a[aria-current="page"]').textContent()).to.equal('demo repository');
+        expect(problems).to.deep.equal([]);
+      }
+      await signOutAndBackIn(people[1]!.page, 'u_bob');
+      expect(people[1]!.problems).to.deep.equal([]);
+    } finally {
+      for (const { context } of people) await context.close();
+    }
+  });
+
+  it('a message sent in one browser context appears live in another, announced to screen readers; a send is stored once', async () => {
+    const writer = await personAt(browser);
+    const reader = await personAt(browser);
+    try {
+      await Promise.all([signInTo(writer.page, chat.url, repositoryHash(), scenario.users.writer), signInTo(reader.page, chat.url, repositoryHash(), scenario.users.reader)]);
       const text = `hello **live** ${ulid()}`;
       await writer.page.getByLabel('Message (Markdown)').fill(text);
       await writer.page.keyboard.press('Enter');
@@ -141,7 +162,7 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     const room: RoomScope = { repositoryId: scenario.repositoryId, branchId: scenario.branchId };
     const writerToken = await actors.writer();
     for (const vector of XSS_VECTORS) expectStatus(await api.append(room, writerToken, { bodyMarkdown: vector }), 201);
-    const { context, page, problems } = await personAt(browser, chat.coreUrl, scenario.users.reader);
+    const { context, page, problems } = await personAt(browser);
     const foreign: string[] = [];
     page.on('request', (request) => {
       const url = request.url();
@@ -156,7 +177,7 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
       await route.fulfill({ response, json: page });
     });
     try {
-      await signInTo(page, chat.url, `#/r/${scenario.repositoryId}/b/${scenario.branchId}`);
+      await signInTo(page, chat.url, `#/r/${scenario.repositoryId}/b/${scenario.branchId}`, scenario.users.reader);
       while ((await page.locator('.load-older').count()) > 0) await page.locator('.load-older').click();
       expect(await page.locator('li.message').count()).to.equal(XSS_VECTORS.length);
       // Every message scrolled through, so lazy content would have loaded.
@@ -201,13 +222,13 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     expectStatus(await api.append(room, await actors.writer(), { bodyMarkdown: body }), 201);
     const many = Array.from({ length: 150 }, (_, i) => (0x1000000000n + BigInt(i) * 7919n).toString(16)).join(' ');
     expectStatus(await api.append(room, await actors.writer(), { bodyMarkdown: `many: ${many} and ${c.slice(0, 12)}` }), 201);
-    const { context, page, problems } = await personAt(browser, chat.coreUrl, scenario.users.reader);
+    const { context, page, problems } = await personAt(browser);
     const lookups: string[][] = [];
     page.on('request', (request) => {
       if (request.url().endsWith('/commits/lookup')) lookups.push((JSON.parse(request.postData() ?? '{}') as { candidates: string[] }).candidates);
     });
     try {
-      await signInTo(page, chat.url, repositoryHash());
+      await signInTo(page, chat.url, repositoryHash(), scenario.users.reader);
       const links = page.locator('a.commit-link');
       await links.nth(2).waitFor({ timeout: 10_000 });
       await page.waitForTimeout(300);
@@ -237,7 +258,7 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     const writerToken = await actors.writer();
     for (let i = 0; i < 60; i += 1) expectStatus(await api.append(room, writerToken, { bodyMarkdown: `scroll filler ${i}\n\nsecond paragraph of ${i}` }), 201);
     const hash = `#/r/${scenario.repositoryId}/b/${scenario.branchId}`;
-    const { context, page, problems } = await personAt(browser, chat.coreUrl, scenario.users.writer);
+    const { context, page, problems } = await personAt(browser);
     /** The first message whose bottom is below the list's top, and how far its top is from it. */
     const anchor = () =>
       page.locator('.timeline').evaluate((view) => {
@@ -246,7 +267,7 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
         return { id: item.dataset.messageId!, offset: Math.round(item.getBoundingClientRect().top - top) };
       });
     try {
-      await signInTo(page, chat.url, hash);
+      await signInTo(page, chat.url, hash, scenario.users.writer);
       await page.locator('li.message', { hasText: 'scroll filler 59' }).waitFor();
       // Into the middle of the history, between two messages' edges.
       await page.locator('.timeline').evaluate((view) => view.scrollTo({ top: Math.round(view.scrollHeight / 2) - 37 }));
@@ -263,7 +284,7 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
       await signIn.waitFor({ timeout: 30_000 });
       expect(await page.locator('body').textContent()).to.contain('Sign in again to continue where you were.');
       expect(await page.evaluate(() => sessionStorage.getItem('chat-viewer.session')), 'the refused session is dropped').to.equal(null);
-      await signIn.click();
+      await clickThroughSignIn(page, scenario.users.writer);
       await page.waitForURL((url) => url.pathname === '/' && url.hash === hash);
       await waitLive(page);
       await page.locator(`li.message[data-message-id="${before.id}"]`).waitFor();
@@ -279,11 +300,34 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     }
   });
 
+  it('a send that chat answers 401 (a token it no longer takes) leads back to sign-in, and through it to the room', async () => {
+    const { context, page, problems } = await personAt(browser);
+    try {
+      await signInTo(page, chat.url, repositoryHash(), scenario.users.writer);
+      // Only the sends carry a token chat refuses; the room's stream keeps its own, so the composer alone meets the 401.
+      await page.route(`${chat.url}/v1/repositories/*/room/messages`, (route) =>
+        route.request().method() === 'POST' ? route.continue({ headers: { ...route.request().headers(), authorization: 'Bearer not-a-token-chat-takes' } }) : route.continue(),
+      );
+      await page.getByLabel('Message (Markdown)').fill('after my token went bad');
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: 'Sign in with core' }).waitFor({ timeout: 15_000 });
+      expect(await page.getByRole('alert').textContent()).to.contain('Sign in again');
+      expect(await page.evaluate(() => sessionStorage.getItem('chat-viewer.session')), 'the refused session is dropped').to.equal(null);
+      await page.unrouteAll();
+      await clickThroughSignIn(page, scenario.users.writer);
+      await page.waitForURL((url) => url.hash === repositoryHash());
+      await waitLive(page);
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('is usable at 360 px wide: no horizontal scrolling, the composer and the inbox reachable', async () => {
-    const { context, page } = await personAt(browser, chat.coreUrl, scenario.users.writer);
+    const { context, page } = await personAt(browser);
     try {
       await page.setViewportSize({ width: 360, height: 740 });
-      await signInTo(page, chat.url, repositoryHash());
+      await signInTo(page, chat.url, repositoryHash(), scenario.users.writer);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(360);
       await page.getByLabel('Message (Markdown)').focus();
       await page.getByRole('button', { name: /Inbox/ }).click();

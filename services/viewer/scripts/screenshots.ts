@@ -58,10 +58,8 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 try {
+  // The all-in-one registered the viewer's callback on its own port at its dev-core.
   const { url, coreUrl } = await started();
-  const fixture = (await json(`${coreUrl}/dev/fixture`)) as { apps: { clientId: string; redirectUri: string }[] };
-  for (const app of fixture.apps) if (app.clientId === 'chat-viewer') app.redirectUri = `${url}/callback`;
-  await json(`${coreUrl}/dev/fixture`, { method: 'PUT', body: JSON.stringify(fixture) });
   const token = async (request: object) => ((await json(`${coreUrl}/dev/tokens`, { method: 'POST', body: JSON.stringify(request) })) as { token: string }).token;
   const alice = await token({ type: 'human', subjectId: 'u_alice' });
   const bot = await token({ type: 'bot', subjectId: 'b_ci', credentialId: 'c_1' });
@@ -73,12 +71,14 @@ try {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   try {
     const context = await browser.newContext({ viewport: { width: 1100, height: 640 }, deviceScaleFactor: 1 });
-    await context.request.post(`${coreUrl}/dev/session`, { data: { userId: 'u_alice' } });
     const page = await context.newPage();
     await page.goto(`${url}/#/r/${REPOSITORY}`);
     await page.getByRole('button', { name: 'Sign in with core' }).waitFor();
     await shoot(page, 'sign-in');
+    // Signed in as a person does: through core's sign-in page.
     await page.getByRole('button', { name: 'Sign in with core' }).click();
+    await page.getByRole('heading', { name: 'Sign in to core' }).waitFor();
+    await page.getByRole('button', { name: 'u_alice', exact: true }).click();
     await page.locator('.connection[data-state="open"]').waitFor({ timeout: 60_000 });
     await page.locator('a.commit-link').nth(2).waitFor();
     await page.locator('details.attribution').nth(1).evaluate((d) => ((d as HTMLDetailsElement).open = true));

@@ -92,26 +92,32 @@ export function App() {
     if (route.messageId) focus.value = { messageId: route.messageId };
   }, [route.messageId]);
 
+  // Chat refused this sign-in (401: expired, revoked, or not a token it takes; or 403 on reading the
+  // room): the tab's session is dropped and the person is back at sign-in, which returns here.
+  const onAccessLost = (error: Error) => {
+    if (screen.value.kind !== 'signed-in') return;
+    savedPosition.current = position();
+    signOut();
+    screen.value = { kind: 'sign-in', notice: `${describeError(error).text} Sign in again to continue where you were.` };
+  };
+
   const repositoryId = route.room?.repositoryId;
   const inbox = useMemo(
-    () => (client && repositoryId ? new InboxFeed(client, repositoryId, (n: NotificationResponse) => announce(`New mention from ${n.senderId}`)) : undefined),
+    () =>
+      client && repositoryId
+        ? new InboxFeed(client, repositoryId, { onNotification: (n: NotificationResponse) => announce(`New mention from ${n.senderId}`), onAccessLost })
+        : undefined,
     [client, repositoryId],
   );
   useEffect(() => {
     if (!inbox) return;
-    inbox.refresh().catch(() => undefined);
+    inbox.refresh().catch((error: unknown) => inbox.failed(error));
     return () => inbox.close();
   }, [inbox]);
 
   if (current.kind === 'starting') return <p class="starting">Starting…</p>;
   if (current.kind === 'broken') return <p class="error" role="alert">{current.text}</p>;
   if (current.kind === 'sign-in' || !client || !config.value) return <SignIn notice={current.kind === 'sign-in' ? current.notice : undefined} busy={busy.value} onSignIn={signIn} />;
-
-  const onAccessLost = (error: Error) => {
-    savedPosition.current = position();
-    signOut();
-    screen.value = { kind: 'sign-in', notice: `${describeError(error).text} Sign in again to continue where you were.` };
-  };
 
   const jump = (n: NotificationResponse) => {
     if (matchMedia('(max-width: 720px)').matches) inboxOpen.value = false;

@@ -20,10 +20,12 @@ interface Props {
   room: RoomRef;
   onSent(message: MessageResponse): void;
   onSealed(): void;
+  /** Chat no longer takes this sign-in (401). */
+  onAccessLost(error: Error): void;
 }
 
 /** Writes Markdown messages; Enter sends, Shift+Enter makes a new line. */
-export function Composer({ client, room, onSent, onSealed }: Props) {
+export function Composer({ client, room, onSent, onSealed, onAccessLost }: Props) {
   const draft = useSignal('');
   const sends = useSignal<Send[]>([]);
   const now = useSignal(Date.now());
@@ -63,6 +65,7 @@ export function Composer({ client, room, onSent, onSealed }: Props) {
       }
       if (error instanceof ChatApiError && error.code === 'ROOM_SEALED') onSealed();
       update(send.key, { state: 'failed', error: described });
+      if (error instanceof ChatApiError && error.status === 401) onAccessLost(error);
     }
   };
 

@@ -204,7 +204,7 @@ export function RoomView({ config, client, coreAccessToken, room, focus, announc
       {sealed ? (
         <p class="sealed-note">This room is sealed: it stays readable, and no one can write to it.</p>
       ) : roomInfo ? (
-        <Composer client={client} room={room} onSent={(message) => timeline.add(message, false)} onSealed={() => timeline.markSealed()} />
+        <Composer client={client} room={room} onSent={(message) => timeline.add(message, false)} onSealed={() => timeline.markSealed()} onAccessLost={onAccessLost} />
       ) : null}
     </section>
   );

@@ -17,8 +17,20 @@ export class InboxFeed {
   constructor(
     private readonly client: ChatClient,
     readonly repositoryId: string,
-    private readonly onNotification: (notification: NotificationResponse) => void,
+    private readonly hooks: {
+      onNotification(notification: NotificationResponse): void;
+      /** Chat no longer takes this sign-in (401). */
+      onAccessLost(error: Error): void;
+    },
   ) {}
+
+  /**
+   * Takes a failed read or acknowledgement: a refused sign-in (401) ends the session; anything else
+   * leaves the inbox as it was, as the room view reports access and connection problems.
+   */
+  failed(error: unknown): void {
+    if (error instanceof ChatApiError && error.status === 401) this.hooks.onAccessLost(error);
+  }
 
   /** Reads the checkpoint and every notification after it, then follows the inbox live. */
   async refresh(): Promise<void> {
@@ -42,7 +54,7 @@ export class InboxFeed {
       await stream.run((event) => {
         if (this.unread.value.some((n) => n.notificationId === event.data.notificationId) || event.data.acknowledged) return;
         this.unread.value = [...this.unread.value, event.data];
-        this.onNotification(event.data);
+        this.hooks.onNotification(event.data);
       });
     } catch {
       // The inbox is secondary: the room view reports access and connection problems.
@@ -61,9 +73,9 @@ export class InboxFeed {
       const index = this.unread.value.findIndex((n) => n.notificationId === notification.notificationId);
       this.unread.value = this.unread.value.slice(index + 1);
     } catch (error) {
-      if (!(error instanceof ChatApiError) || error.status !== 409) throw error;
+      if (!(error instanceof ChatApiError) || error.status !== 409) return this.failed(error);
       this.notice.value = 'Your inbox changed in another window; it has been refreshed.';
-      await this.refresh();
+      await this.refresh().catch((again: unknown) => this.failed(again));
     }
   }
 
