@@ -103,6 +103,33 @@ for (const mode of MODES) {
       expect(proto.status).to.equal(400);
     });
 
+    it('every JSON answer, success or error envelope, of the API and the stream routes is Cache-Control: no-store', async () => {
+      const scope = { repositoryId: scenario.repositoryId };
+      const writer = await actors.writer();
+      const key = ulid();
+      const room = `/v1/repositories/${scenario.repositoryId}/room`;
+      const answers: Array<[string, ApiResponse]> = [
+        ['room', await stack.api.getRoom(scope, writer)],
+        ['list', await stack.api.list(scope, writer)],
+        ['append', await stack.api.append(scope, writer, { bodyMarkdown: 'cache check' }, { key })],
+        ['append replay', await stack.api.append(scope, writer, { bodyMarkdown: 'cache check' }, { key })],
+        ['inbox', await stack.api.send({ method: 'GET', path: `/v1/repositories/${scenario.repositoryId}/inbox`, headers: auth })],
+        ['openapi', await stack.api.send({ method: 'GET', path: '/v1/openapi.json' })],
+        ['401', await stack.api.getRoom(scope, undefined)],
+        ['403', await stack.api.getRoom({ repositoryId: ulid() }, writer)],
+        ['append 400', await stack.api.append(scope, writer, { bodyMarkdown: '' })],
+        ['404', await stack.api.send({ method: 'GET', path: '/v1/nothing', headers: auth })],
+        ['405', await stack.api.send({ method: 'DELETE', path: room, headers: auth })],
+        ['stream 401', await stack.api.send({ method: 'GET', path: `${room}/events`, headers: { accept: 'text/event-stream' } })],
+        ['stream 400', await stack.api.send({ method: 'GET', path: `${room}/events?cursor=x`, headers: { ...auth, accept: 'text/event-stream', 'last-event-id': 'y' } })],
+      ];
+      for (const [label, res] of answers) {
+        expect(res.headers['content-type'], label).to.match(/^application\/json/);
+        expect(res.headers['cache-control'], `${label} (${res.status})`).to.equal('no-store');
+      }
+      expect(answers.map(([, res]) => res.status)).to.deep.equal([200, 200, 201, 200, 200, 200, 401, 403, 400, 404, 405, 401, 400]);
+    });
+
     it('section 9: the served contract is the committed OpenAPI 3.1 document', async () => {
       const { openApiDocument } = await import('../harness/openapi-validator.ts');
       const res = await stack.api.send({ method: 'GET', path: '/v1/openapi.json' });

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
 import { pino } from 'pino';
 import { Histogram, Registry } from 'prom-client';
 import { AppError } from '@chat/contracts';
-import { accessLog, assignRequestId, errorHandler, methodNotAllowed, parseScope } from './index.ts';
+import { accessLog, assignRequestId, errorHandler, methodNotAllowed, parseScope, writeError, writeJson } from './index.ts';
 
 describe('http-kit middleware', () => {
   const lines: Array<Record<string, unknown>> = [];
@@ -61,6 +62,29 @@ describe('http-kit middleware', () => {
     expect(answer.status).to.equal(429);
     expect(answer.headers.get('retry-after')).to.equal('3');
     expect(answer.body).to.deep.equal({ error: { code: 'RATE_LIMITED', message: 'slow down', requestId: answer.headers.get('x-request-id') } });
+  });
+
+  it('marks every error envelope Cache-Control: no-store, whether express or a plain route writes it', async () => {
+    for (const path of ['/limited', '/v1/repositories/not-a-ulid/room']) {
+      expect((await get(path)).headers.get('cache-control'), path).to.equal('no-store');
+    }
+    const server = createServer((req, res) => {
+      (res as typeof res & { locals: Record<string, unknown> }).locals = { requestId: 'plain' };
+      if (req.url === '/ok') writeJson(res, 200, { ok: true });
+      else writeError(logger, req, res as typeof res & { locals: Record<string, unknown> }, new AppError('AUTHORIZATION_UNAVAILABLE', 'later'));
+    }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const plainBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const path of ['/ok', '/error']) {
+        const response = await fetch(plainBase + path);
+        expect(response.headers.get('cache-control'), path).to.equal('no-store');
+        await response.arrayBuffer();
+      }
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
   });
 
   it('answers an unexpected error with a 500 that names no internals, and logs it', async () => {

@@ -58,11 +58,16 @@ export function runMiddleware(step: Middleware, req: PlainRequest, res: PlainRes
   });
 }
 
-/** Writes `body` as JSON the way express's `res.status(status).json(body)` does. */
+/**
+ * Writes `body` as JSON the way express's `res.status(status).json(body)` does, marked
+ * `Cache-Control: no-store`: every answer is one principal's, authorized live, so no cache on
+ * the way may keep it or hand it to anyone else (see {@link noStore}).
+ */
 export function writeJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }

@@ -1,6 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import { AppError } from '@chat/contracts';
-import { accessLog, assignRequestId, errorHandler } from '@chat/http-kit';
+import { accessLog, assignRequestId, errorHandler, noStore } from '@chat/http-kit';
 import type { ApiDeps } from './deps.ts';
 import { inboxRouter } from './routes/inbox.routes.ts';
 import { openApiRouter } from './routes/openapi.routes.ts';
@@ -11,13 +11,14 @@ export interface ApiAppOptions {
   extraRouters?: Router[];
 }
 
-/** The public HTTP API: request IDs, JSON parsing, the routes, then the one error writer. */
+/** The public HTTP API: request IDs, no caching, JSON parsing, the routes, then the one error writer. */
 export function createApiApp(deps: ApiDeps, options: ApiAppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(accessLog(deps.logger, deps.metrics.httpDuration));
+  app.use(noStore);
   app.use(assignRequestId);
   app.use(openApiRouter());
   app.use(roomsRouter(deps));
