@@ -136,6 +136,9 @@ for (const mode of MODES) {
       const fromFile = await runChat(['inbox', 'tail', ...repo(), '--from-start', '--token-file', file], { env: { CHAT_URL: stack.chat.url } });
       expectApiError(fromFile, 'TOKEN_REJECTED');
       expect(fromFile.stderr).to.contain('refused the token from --token-file (read again after the refusal)');
+      const fromEnvFile = await runChat(['room', ...repo()], { env: { CHAT_URL: stack.chat.url, CHAT_TOKEN_FILE: file } });
+      expectApiError(fromEnvFile, 'TOKEN_REJECTED');
+      expect(fromEnvFile.stderr).to.contain('refused the token from CHAT_TOKEN_FILE (read again after the refusal)');
     });
 
     it('a tail whose token expires goes on with the token its --token-file holds by then', async () => {

@@ -1,26 +1,17 @@
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MessagePageResponse, MessageResponse } from '@chat/contracts';
 import { ChildService, RUN_LOG_DIR } from '../harness/child-service.ts';
 import { expectStatus } from '../harness/assertions.ts';
 import { sharedStack, type Stack } from '../harness/stacks.ts';
 import { testConfig } from '../harness/test-config.ts';
+import { useItBlocks } from './readme-blocks.ts';
 
 /** The demo repository of dev-core's bundled fixture, which `pnpm start` serves and the README uses. */
 const DEMO_REPOSITORY_ID = '01JGFJJZ00QNYBVPQTAT49MN0F';
-
-/** The fenced blocks of the README's "Use it" section, in order, with their language. */
-function useItBlocks(): Array<{ lang: string; code: string }> {
-  const readme = readFileSync(join(testConfig.repoRoot, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Use it\n');
-  expect(start, 'README.md has a "Use it" section').to.be.greaterThan(0);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
-}
 
 /** Writes a TypeScript snippet where it resolves the workspace's packages (under tests/, gitignored). */
 function snippetFile(name: string, code: string): string {
@@ -34,7 +25,9 @@ describe('[embedded] README "Use it": every snippet runs against the all-in-one 
   this.timeout(240_000);
   let stack: Stack;
   let blocks: Array<{ lang: string; code: string }>;
-  const mint = (request: Parameters<Stack['core']['mintToken']>[0]) => stack.core.mintToken({ ...request, expiresInSeconds: 3600 });
+  const mint = (request: Parameters<Stack['core']['mintToken']>[0]) => stack.core.mintToken({ expiresInSeconds: 3600, ...request });
+  /** A token in a file, as CHAT_TOKEN_FILE names it. */
+  const tokenFile = async (name: string, request: Parameters<Stack['core']['mintToken']>[0]) => snippetFile(name, await mint(request));
 
   before(async () => {
     stack = await sharedStack('embedded');
@@ -42,13 +35,13 @@ describe('[embedded] README "Use it": every snippet runs against the all-in-one 
     expect(blocks.map((b) => b.lang)).to.deep.equal(['ts', 'ts', 'sh']);
   });
 
-  it('the SDK in five lines posts and lists', async () => {
+  it('the SDK in a few lines posts and lists, its token read from CHAT_TOKEN_FILE', async () => {
     const { code } = blocks[0]!;
-    expect(code.trim().split('\n')).to.have.length(5);
+    expect(code.trim().split('\n').length).to.be.at.most(6);
     const file = snippetFile('readme-sdk.ts', code);
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', file], {
       cwd: testConfig.repoRoot,
-      env: { PATH: process.env.PATH ?? '', CHAT_URL: stack.chat.url, CHAT_TOKEN: await mint({ type: 'human', subjectId: 'u_alice' }) },
+      env: { PATH: process.env.PATH ?? '', CHAT_URL: stack.chat.url, CHAT_TOKEN_FILE: await tokenFile('readme-sdk.token', { type: 'human', subjectId: 'u_alice' }) },
       encoding: 'utf8',
       timeout: 120_000,
     });
@@ -60,7 +53,7 @@ describe('[embedded] README "Use it": every snippet runs against the all-in-one 
     const { code } = blocks[1]!;
     expect(code.trim().split('\n').length).to.be.at.most(10);
     const file = snippetFile('readme-bot.ts', code);
-    const bot = new ChildService({ name: 'readme-bot', script: file, env: { CHAT_URL: stack.chat.url, CHAT_TOKEN: await mint({ type: 'bot', subjectId: 'b_ci', credentialId: 'c_1' }) } });
+    const bot = new ChildService({ name: 'readme-bot', script: file, env: { CHAT_URL: stack.chat.url, CHAT_TOKEN_FILE: await tokenFile('readme-bot.token', { type: 'bot', subjectId: 'b_ci', credentialId: 'c_1' }) } });
     try {
       const body = `readme bot check ${Date.now()} @b_ci`;
       const start = body.indexOf('@b_ci');
@@ -94,8 +87,24 @@ describe('[embedded] README "Use it": every snippet runs against the all-in-one 
     }
   });
 
+  it('the bot with a token the service refuses, also when read again: exit 1 with what happened and what to do, no stack trace', async () => {
+    const file = snippetFile('readme-bot-refused.ts', blocks[1]!.code);
+    const expired = await tokenFile('readme-bot-expired.token', { type: 'bot', subjectId: 'b_ci', credentialId: 'c_1', expiresInSeconds: -60 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', file], {
+      cwd: testConfig.repoRoot,
+      env: { PATH: process.env.PATH ?? '', CHAT_URL: stack.chat.url, CHAT_TOKEN_FILE: expired },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).to.equal(1);
+    expect(run.stderr).to.contain(
+      `bot stopped: TOKEN_REJECTED (401): the service at ${stack.chat.url} refused the token; the token provider was asked for a fresh token and that one was refused too: check what it returns`,
+    );
+    expect(run.stderr).to.not.match(/^\s+at /m);
+  });
+
   it('the CLI block: every line exits 0 (tail stopped with Ctrl-C prints its resume cursor)', async () => {
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CHAT_URL: stack.chat.url, CHAT_TOKEN: await mint({ type: 'human', subjectId: 'u_alice' }) };
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CHAT_URL: stack.chat.url, CHAT_TOKEN_FILE: await tokenFile('readme-cli.token', { type: 'human', subjectId: 'u_alice' }) };
     const lines = blocks[2]!.code.split('\n').filter((l) => l.trim() !== '');
     const [assignment, ...commands] = lines;
     expect(assignment).to.match(/^R=/);

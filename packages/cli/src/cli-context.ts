@@ -51,7 +51,7 @@ function canonicalUlid(value: string, flag: string): string {
 /** Checks the options and the token and builds the context; every mistake is a UsageError (exit code 2). */
 export async function createContext(options: ConnectionOptions, io: CliIo): Promise<CliContext> {
   if (options.token !== undefined) {
-    throw new UsageError('--token is not accepted: a flag value shows in ps; set CHAT_TOKEN or pass --token-file PATH');
+    throw new UsageError('--token is not accepted: a flag value shows in ps; pass --token-file PATH (or set CHAT_TOKEN_FILE), or set CHAT_TOKEN');
   }
   const repository = options.repository ?? io.env.CHAT_REPOSITORY;
   if (repository === undefined) throw new UsageError('no repository: pass --repository ULID (or set CHAT_REPOSITORY)');

@@ -7,8 +7,8 @@ import { roomCommand } from './commands/room.command.ts';
 import { tailCommand } from './commands/tail.command.ts';
 
 const EPILOG = `
-The token comes from CHAT_TOKEN or --token-file, never from a flag (flags show in ps); the file is
-read again when the service refuses the token. No token goes over plain http to a host that is not
+The token comes from --token-file (or CHAT_TOKEN_FILE) or CHAT_TOKEN, never from a flag (flags show
+in ps); the file is read again when the service refuses the token. No token goes over plain http to a host that is not
 loopback without --allow-insecure-http (or CHAT_ALLOW_INSECURE_HTTP=1).
 Exit codes: 0 success, 1 the service answered with an error (code and request ID on stderr), 2 usage error.`;
 

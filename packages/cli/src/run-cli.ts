@@ -17,13 +17,15 @@ function given(argv: string[], flag: string): boolean {
  * What to tell about a refused credential, in the terms the person supplied it in (the flag or the
  * variable), never the HTTP header it travelled in; undefined for every other error.
  */
-function credentialAdvice(err: unknown, argv: string[]): string | undefined {
+function credentialAdvice(err: unknown, argv: string[], env: NodeJS.ProcessEnv): string | undefined {
   const refusal = err instanceof ChatStreamError && err.cause instanceof ChatTokenRejectedError ? err.cause : err;
   if (refusal instanceof ChatTokenRejectedError) {
     const source = given(argv, '--token-file')
       ? 'the token from --token-file (read again after the refusal)'
-      : 'the token in CHAT_TOKEN';
-    return `the service at ${refusal.baseUrl} refused ${source} (${refusal.code}): it has expired or been revoked, or the service no longer trusts what signed it; give a fresh token (CHAT_TOKEN or --token-file PATH)`;
+      : env.CHAT_TOKEN_FILE
+        ? 'the token from CHAT_TOKEN_FILE (read again after the refusal)'
+        : 'the token in CHAT_TOKEN';
+    return `the service at ${refusal.baseUrl} refused ${source} (${refusal.code}): it has expired or been revoked, or the service no longer trusts what signed it; give a fresh token (--token-file PATH, CHAT_TOKEN_FILE or CHAT_TOKEN)`;
   }
   if (!(err instanceof ChatApiError)) return undefined;
   const source = given(argv, '--core-token-file') ? 'the core resource credential from --core-token-file' : 'the core resource credential in CHAT_CORE_TOKEN';
@@ -48,7 +50,7 @@ function report(err: unknown, io: CliIo, argv: string[]): number {
     say(err.message);
     return EXIT.usage;
   }
-  const advice = credentialAdvice(err, argv);
+  const advice = credentialAdvice(err, argv, io.env);
   if (advice !== undefined) {
     say(terminalSafeLine(advice));
     const requestId = err instanceof ChatApiError ? err.requestId : ((err as ChatStreamError).cause as ChatApiError).requestId;

@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { UsageError } from './usage-error.ts';
 
 /**
- * Where the bearer token comes from: `--token-file PATH` or the `CHAT_TOKEN` environment variable,
- * never a flag value (any user on the machine can read another's command line in `ps`). The file
+ * Where the bearer token comes from: `--token-file PATH` (else `CHAT_TOKEN_FILE`) or the
+ * `CHAT_TOKEN` environment variable, never a flag value (any user on the machine can read another's command line in `ps`). The file
  * is read again on every request for a token, so a tail whose token is refused (it expired, or the
  * service restarted) or that gets `reauthorize` picks up the token the file holds by then.
  */
 export function tokenProvider(input: { tokenFile: string | undefined; env: NodeJS.ProcessEnv }): () => Promise<string> {
-  if (input.tokenFile !== undefined) {
-    const path = input.tokenFile;
+  const path = input.tokenFile ?? (input.env.CHAT_TOKEN_FILE || undefined);
+  if (path !== undefined) {
     return async () => {
       let text: string;
       try {
@@ -22,7 +22,7 @@ export function tokenProvider(input: { tokenFile: string | undefined; env: NodeJ
   }
   const fromEnv = input.env.CHAT_TOKEN;
   if (fromEnv === undefined || fromEnv.trim() === '') {
-    throw new UsageError('no token: set CHAT_TOKEN or pass --token-file PATH');
+    throw new UsageError('no token: pass --token-file PATH (or set CHAT_TOKEN_FILE), or set CHAT_TOKEN');
   }
   const token = bareToken(fromEnv, 'CHAT_TOKEN');
   return async () => token;

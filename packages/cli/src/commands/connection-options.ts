@@ -8,7 +8,7 @@ export function addConnectionOptions(command: Command, scope: { branch: boolean 
     .option('--repository <ulid>', 'repository ID (env CHAT_REPOSITORY)');
   if (scope.branch) command.option('--branch <ulid>', 'branch ID: the branch room instead of the repository room');
   return command
-    .option('--token-file <path>', 'read the bearer token from this file, again whenever the service refuses it (else env CHAT_TOKEN; never a flag)')
+    .option('--token-file <path>', 'read the bearer token from this file, again whenever the service refuses it (env CHAT_TOKEN_FILE; else env CHAT_TOKEN; never a flag)')
     .option('--allow-insecure-http', 'send the token over plain http to a host that is not loopback (env CHAT_ALLOW_INSECURE_HTTP=1)')
     .option('--json', 'print one API object per line')
     .addOption(new Option('--token <token>').hideHelp());
