@@ -5,7 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ApiEnvSchema, IngressErrorsEnvSchema } from '@chat/api';
-import { DevCoreEnvSchema } from '@chat/dev-core';
+import { DevCoreEnvSchema, TokenEnvSchema } from '@chat/dev-core';
 import { NotifierEnvSchema } from '@chat/notifier';
 import { renderConfigTable, replaceConfigTable, type ConfigSection } from '@chat/service-config';
 import { MigrateEnvSchema } from '@chat/store';
@@ -22,6 +22,7 @@ export const CONFIG_SECTIONS: ConfigSection[] = [
   { service: 'gateway', schema: GatewayEnvSchema },
   { service: 'notifier', schema: NotifierEnvSchema },
   { service: 'dev-core', schema: DevCoreEnvSchema },
+  { service: 'dev-token', schema: TokenEnvSchema },
   { service: 'migrate', schema: MigrateEnvSchema },
   { service: 'ingress-errors', schema: IngressErrorsEnvSchema },
   { service: 'viewer', schema: ViewerEnvSchema },

@@ -15,7 +15,7 @@ export async function demoBanner(input: { url: string; coreUrl: string; host: st
       const bot = await input.devCore.mintToken({ type: 'bot', subjectId: 'b_ci', credentialId: 'c_1', expiresInSeconds: 3600 });
       lines.push(
         '',
-        'demo tokens (valid 1 hour, also after a restart on this DATA_DIR; new ones: pnpm token user|bot):',
+        'demo tokens (valid 1 hour, also after a restart on this DATA_DIR; new ones: pnpm dev-token user|bot):',
         `  human u_alice: ${human}`,
         `  bot b_ci:      ${bot}`,
         '',
@@ -23,7 +23,7 @@ export async function demoBanner(input: { url: string; coreUrl: string; host: st
         `  curl -H "Authorization: Bearer $TOKEN" ${input.url}/v1/repositories/${DEMO_REPOSITORY_ID}/room/messages`,
       );
     } catch {
-      lines.push('', '(the fixture has no demo users; mint tokens with pnpm token user|bot ID, or POST ' + input.coreUrl + '/dev/tokens)');
+      lines.push('', '(the fixture has no demo users; mint tokens with pnpm dev-token user|bot ID, or POST ' + input.coreUrl + '/dev/tokens)');
     }
   }
   lines.push('', `viewer: open ${input.url}`);
