@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AuthorizeCoalescer, type AuthorizeCall } from './authorize-coalescer.ts';
 import { coreEndpoints } from './core-endpoints.ts';
 import { createCoreTransport, type CoreTransport } from './core-transport.ts';
+import { PrincipalShares } from './principal-shares.ts';
 import {
   authorizationDecisionSchema,
   mentionResolutionSchema,
@@ -27,6 +28,13 @@ export interface CoreClientOptions {
    * AuthorizeCoalescer). @defaultValue 1
    */
   authorizeConcurrency?: number;
+  /**
+   * Authorizations one principal (by kind and ID) may have waiting for core or in a call at once;
+   * past it, its next one is refused at once with 503 AUTHORIZATION_UNAVAILABLE and Retry-After, so
+   * one flooding token cannot fill the queue all principals share (see PrincipalShares).
+   * @defaultValue 64
+   */
+  maxAuthorizationsPerPrincipal?: number;
   /** Told the duration and outcome of every call (for latency and failure metrics). */
   observe?: (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
 }
@@ -149,9 +157,13 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     ...(options.authorizeConcurrency === undefined ? {} : { maxConcurrent: options.authorizeConcurrency }),
   });
 
+  const shares = new PrincipalShares(options.maxAuthorizationsPerPrincipal ?? 64);
+
   const client: CoreClient = {
     authorize: (input, callOptions) =>
-      authorizations.submit({ input, ...(callOptions?.requestId === undefined ? {} : { requestId: callOptions.requestId }) }),
+      shares.run(`${input.principal.kind}:${input.principal.id}`, () =>
+        authorizations.submit({ input, ...(callOptions?.requestId === undefined ? {} : { requestId: callOptions.requestId }) }),
+      ),
 
     async resolveMentions(input, callOptions) {
       const { coreResourceToken, ...body } = input;

@@ -99,6 +99,7 @@ export async function assemblePlatform(parts: PlatformParts): Promise<Platform> 
     coreUrl: parts.core.url,
     serviceToken: parts.core.serviceToken,
     timeoutMs: parts.core.timeoutMs,
+    ...(parts.core.authorizationsPerPrincipal === undefined ? {} : { maxAuthorizationsPerPrincipal: parts.core.authorizationsPerPrincipal }),
     observe: (operation, seconds, outcome) => {
       for (const observer of observers) observer(operation, seconds, outcome);
     },

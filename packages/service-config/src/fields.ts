@@ -82,6 +82,10 @@ export const coreFields = {
   CORE_URL: z.string().url().optional().describe('core base URL; the all-in-one starts its own dev-core when unset, the other services require it'),
   CORE_SERVICE_TOKEN: z.string().min(16).default(DEVELOPMENT_SERVICE_TOKEN).describe('bearer credential chat presents to core; the default is public and refused outside development mode'),
   CORE_TIMEOUT_MS: positiveInt.max(60_000).default(2000).describe('timeout of one call to core; beyond it the answer is 503 `AUTHORIZATION_UNAVAILABLE`'),
+  CORE_AUTHORIZATIONS_PER_PRINCIPAL: positiveInt
+    .max(1024)
+    .default(64)
+    .describe("authorizations one principal (a user or a bot) may have waiting for core or in a call at once, per process; past it that principal's next request is refused with 503 `AUTHORIZATION_UNAVAILABLE` and `Retry-After`, so one flooding token cannot fill the authorization queue every principal shares (1,024)"),
 };
 
 export const cursorFields = {

@@ -58,6 +58,8 @@ export interface CoreConfig {
   url: string;
   serviceToken: string;
   timeoutMs: number;
+  /** Authorizations one principal may have pending with core at once. @defaultValue 64 */
+  authorizationsPerPrincipal?: number;
 }
 
 export interface CursorConfig {
@@ -103,10 +105,19 @@ function redisProblem(e: Parsed<typeof redisFields>): string | undefined {
 }
 
 /** Core's settings; `url` is the configured one, or `fallbackUrl` (the all-in-one's own dev-core) when unset. */
-export function coreConfigOf(e: Parsed<typeof coreFields>, fallbackUrl?: string): CoreConfig {
+export function coreConfigOf(
+  e: Omit<Parsed<typeof coreFields>, 'CORE_AUTHORIZATIONS_PER_PRINCIPAL'> & Partial<Pick<Parsed<typeof coreFields>, 'CORE_AUTHORIZATIONS_PER_PRINCIPAL'>>,
+  fallbackUrl?: string,
+): CoreConfig {
   const url = e.CORE_URL ?? fallbackUrl;
   if (url === undefined) throw new ConfigError('Invalid configuration: CORE_URL: required');
-  return { url, serviceToken: e.CORE_SERVICE_TOKEN, timeoutMs: e.CORE_TIMEOUT_MS };
+  return {
+    url,
+    serviceToken: e.CORE_SERVICE_TOKEN,
+    timeoutMs: e.CORE_TIMEOUT_MS,
+    // Services that never authorize a request (the notifier) do not read the setting.
+    ...(e.CORE_AUTHORIZATIONS_PER_PRINCIPAL === undefined ? {} : { authorizationsPerPrincipal: e.CORE_AUTHORIZATIONS_PER_PRINCIPAL }),
+  };
 }
 
 export const cursorConfigOf = (e: Parsed<typeof cursorFields>): CursorConfig => ({ secret: e.CURSOR_SECRET, previousSecrets: e.CURSOR_SECRETS_PREVIOUS });

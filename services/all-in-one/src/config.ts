@@ -58,7 +58,7 @@ export interface AllInOneConfig {
   database: DatabaseConfig;
   redis: RedisConfig;
   /** `url` unset: the process starts its own dev-core. */
-  core: { url: string | undefined; serviceToken: string; timeoutMs: number };
+  core: { url: string | undefined; serviceToken: string; timeoutMs: number; authorizationsPerPrincipal: number };
   cursor: CursorConfig;
   api: ApiServiceConfig;
   gateway: GatewayServiceConfig;
@@ -77,7 +77,7 @@ export function loadAllInOneConfig(env: NodeJS.ProcessEnv, options: { terminal?:
     http: httpConfigOf(e),
     database: databaseConfigOf(e),
     redis: redisConfigOf(e),
-    core: { url: e.CORE_URL, serviceToken: e.CORE_SERVICE_TOKEN, timeoutMs: e.CORE_TIMEOUT_MS },
+    core: { url: e.CORE_URL, serviceToken: e.CORE_SERVICE_TOKEN, timeoutMs: e.CORE_TIMEOUT_MS, authorizationsPerPrincipal: e.CORE_AUTHORIZATIONS_PER_PRINCIPAL },
     cursor: cursorConfigOf(e),
     api: apiServiceConfigOf(e),
     gateway: gatewayServiceConfigOf(e),
