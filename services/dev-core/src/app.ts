@@ -3,6 +3,7 @@ import type { DevCoreContext } from './domain/dev-core-context.ts';
 import { commitLookupRoutes } from './routes/commit-lookup.routes.ts';
 import { devHostGuard } from './routes/dev-host-guard.ts';
 import { devRoutes } from './routes/dev.routes.ts';
+import { directoryRoutes } from './routes/directory.routes.ts';
 import { errorHandler } from './routes/http-errors.ts';
 import { internalRoutes } from './routes/internal.routes.ts';
 import { jwksRoutes } from './routes/jwks.routes.ts';
@@ -32,6 +33,7 @@ export function createApp(ctx: DevCoreContext): Express {
   app.use(sessionRoutes(ctx));
   app.use(marketplaceOAuthRoutes(ctx));
   app.use(commitLookupRoutes(ctx));
+  app.use(directoryRoutes(ctx));
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 'not_found', message: 'no such endpoint' } });
   });

@@ -64,3 +64,19 @@ export async function resourceTokenOfAuthor(
   const token = await verifyResourceToken(deps, headerValue);
   return token !== undefined && author?.kind === 'user' && author.id === token.subjectId && !store.isRevoked(token);
 }
+
+/**
+ * The person a marketplace app's core resource token speaks for, when it may be used on an endpoint
+ * that needs `scope`: it verifies, is unrevoked, lists the scope, and its app is not uninstalled for
+ * that person. Undefined otherwise, whatever the cause, so the caller answers every refusal alike.
+ */
+export async function appResourceToken(
+  deps: ResourceTokenDeps & { store: FixtureStore },
+  headerValue: string,
+  scope: string,
+): Promise<ResourceTokenIdentity | undefined> {
+  const token = await verifyResourceToken(deps, headerValue);
+  if (token === undefined || deps.store.isRevoked(token) || !token.scopes.includes(scope)) return undefined;
+  const installation = deps.store.current.installations?.find((i) => i.clientId === token.clientId && i.userId === token.subjectId);
+  return installation?.state === 'uninstalled' ? undefined : token;
+}

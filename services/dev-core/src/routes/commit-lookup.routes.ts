@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { COMMIT_READ_SCOPE, commitLookupBodySchema, lookUpCommits } from '../domain/commit-lookup.ts';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
-import { verifyResourceToken } from '../domain/resource-token.ts';
+import { appResourceToken } from '../domain/resource-token.ts';
 import { registeredAppCors } from './cors.ts';
 import { sendError } from './http-errors.ts';
 
@@ -18,11 +18,9 @@ export function commitLookupRoutes(ctx: DevCoreContext): Router {
   router.options(LOOKUP_PATH, registeredAppCors(ctx.store));
   router.post(LOOKUP_PATH, registeredAppCors(ctx.store), async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
-    const token = await verifyResourceToken(ctx, req.headers.authorization ?? '');
-    const installation =
-      token === undefined ? undefined : ctx.store.current.installations?.find((i) => i.clientId === token.clientId && i.userId === token.subjectId);
+    const token = await appResourceToken(ctx, req.headers.authorization ?? '', COMMIT_READ_SCOPE);
     // Forged, expired, revoked, another kind, lacking the scope, or its app uninstalled: one refusal.
-    if (token === undefined || ctx.store.isRevoked(token) || !token.scopes.includes(COMMIT_READ_SCOPE) || installation?.state === 'uninstalled') {
+    if (token === undefined) {
       res.setHeader('WWW-Authenticate', `Bearer scope="${COMMIT_READ_SCOPE}"`);
       sendError(res, 401, 'token_rejected', 'a core token with scope core:commits:read is required');
       return;

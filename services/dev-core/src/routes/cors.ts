@@ -16,8 +16,9 @@ function registeredOrigins(store: FixtureStore): Set<string> {
  * credentials are never allowed: these endpoints take bearer tokens and codes, never the core session
  * cookie. A request carrying another origin is refused outright rather than answered unreadably, so a
  * foreign page cannot even spend a code. Requests without `Origin` (not from a browser page) pass.
+ * `methods` is what a preflight allows: the methods of the endpoint it guards.
  */
-export function registeredAppCors(store: FixtureStore): RequestHandler {
+export function registeredAppCors(store: FixtureStore, methods = 'POST'): RequestHandler {
   return (req, res, next) => {
     const origin = req.headers.origin;
     res.vary('Origin');
@@ -31,7 +32,7 @@ export function registeredAppCors(store: FixtureStore): RequestHandler {
     }
     res.setHeader('Access-Control-Allow-Origin', origin);
     if (req.method === 'OPTIONS') {
-      res.setHeader('Access-Control-Allow-Methods', 'POST');
+      res.setHeader('Access-Control-Allow-Methods', methods);
       res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type');
       res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
       res.status(204).end();
