@@ -1,3 +1,4 @@
+import { mentionBindingAt } from '@chat/client';
 import { UsageError } from './usage-error.ts';
 
 export interface MentionOption {
@@ -30,8 +31,7 @@ export function bindMentions(body: string, mentions: MentionOption[]): MentionBi
     for (;;) {
       const index = body.indexOf(needle, from);
       if (index < 0) throw new UsageError(`the body has no free ${needle} for --mention ${mention.principalKind}:${mention.principalId}`);
-      const startByte = Buffer.byteLength(body.slice(0, index), 'utf8');
-      const endByte = startByte + Buffer.byteLength(needle, 'utf8');
+      const { startByte, endByte } = mentionBindingAt(body, index, mention);
       from = index + needle.length;
       if (taken.some(([s, e]) => startByte < e && s < endByte)) continue;
       taken.push([startByte, endByte]);

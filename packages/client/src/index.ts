@@ -37,4 +37,5 @@ export type {
   StreamStatus,
 } from './stream-types.ts';
 export type * from './contract-types.ts';
+export { mentionBindingAt, utf8ByteLength, type MentionPrincipal } from './mention-spans.ts';
 export { newUlid, ULID_PATTERN } from './ulid.ts';
