@@ -1,10 +1,11 @@
 import { ChatApiError } from './chat-errors.ts';
-import type { AppendOptions, ChatClientOptions, PageOptions, PaginateOptions, RequestOptions, RoomRef } from './client-options.ts';
+import type { AppendOptions, BackwardPaginateOptions, ChatClientOptions, HistoryPageOptions, PageOptions, PaginateOptions, RequestOptions, RoomRef } from './client-options.ts';
 import type {
   AcknowledgeInboxRequest,
   AcknowledgeInboxResponse,
   AppendMessageRequest,
   InboxPageResponse,
+  MessageHistoryPageResponse,
   MessagePageResponse,
   MessageResponse,
   NotificationResponse,
@@ -40,7 +41,7 @@ function inboxPath(repositoryId: string): string {
 }
 
 /**
- * One client for the whole chat API (the contract's 11 operations). REST calls retry network
+ * One client for the whole chat API (the contract's 11 operations, and the history extension). REST calls retry network
  * failures, 429 and 503 with bounded backoff; appends keep one Idempotency-Key per logical send, so
  * a retried send never stores a second message. Streams are resumable consumers ({@link ChatEventStream}).
  *
@@ -93,6 +94,33 @@ export class ChatClient {
   roomMessages(target: RoomRef & PaginateOptions): AsyncIterable<MessageResponse> {
     const { repositoryId, branchId, ...options } = target;
     return paginate((cursor, limit) => this.listMessages({ repositoryId, branchId }, { ...options, cursor, limit }), options);
+  }
+
+  /**
+   * listRepositoryMessageHistory / listBranchMessageHistory (the service's history extension): the
+   * newest `limit` messages of a room, or those just before, just after or starting at a message
+   * cursor, oldest first within the page, each with its cursor in `cursors`.
+   */
+  async listMessageHistory(room: RoomRef, options: HistoryPageOptions = {}): Promise<MessageHistoryPageResponse> {
+    const { before, after, at, limit, ...rest } = options;
+    const path = `${roomPath(room)}/history`;
+    return (await this.transport.call<MessageHistoryPageResponse>({ method: 'GET', path, query: { before, after, at, limit }, ...rest })).body;
+  }
+
+  /**
+   * Every message of a room from the newest (or from just before `before`) back to the first,
+   * newest first, fetching one page of history as the loop asks for more. Each page costs the
+   * same whatever the room's size, so breaking out after the first few messages is cheap.
+   */
+  async *roomMessagesBackward(target: RoomRef & BackwardPaginateOptions): AsyncGenerator<MessageResponse, void, undefined> {
+    const { repositoryId, branchId, before, pageSize = 100, ...options } = target;
+    let cursor = before ?? undefined;
+    for (;;) {
+      const page = await this.listMessageHistory({ repositoryId, branchId }, { ...options, before: cursor, limit: pageSize });
+      for (let i = page.items.length - 1; i >= 0; i--) yield page.items[i]!;
+      if (!page.olderCursor) return;
+      cursor = page.olderCursor;
+    }
   }
 
   /**

@@ -91,6 +91,30 @@ export interface PaginateOptions extends RequestOptions {
   pageSize?: number;
 }
 
+/**
+ * Options of one page of the history extension (listMessageHistory). At most one of `before`,
+ * `after` and `at`, each a message cursor of the room (an item's entry in `cursors`, a page's
+ * `nextCursor`, or a stream event's id); none reads the newest messages.
+ */
+export interface HistoryPageOptions extends RequestOptions {
+  /** Read the messages just before this message. */
+  before?: string | null;
+  /** Read the messages just after this message. */
+  after?: string | null;
+  /** Read this message and those just after it. */
+  at?: string | null;
+  /** Page size, 1..200. @defaultValue the server's default (50) */
+  limit?: number;
+}
+
+/** Options of the iterator that walks a room from its newest message back. */
+export interface BackwardPaginateOptions extends RequestOptions {
+  /** Start just before this message's cursor; absent starts at the newest message. */
+  before?: string | null;
+  /** Page size of each request, 1..200. @defaultValue 100 */
+  pageSize?: number;
+}
+
 /** Options of an append. */
 export interface AppendOptions extends RequestOptions {
   /**

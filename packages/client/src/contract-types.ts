@@ -10,6 +10,11 @@ export type MessageResponse = Schemas['MessageResponse'];
 export type NotificationResponse = Schemas['NotificationResponse'];
 /** One page of messages, oldest first; follow `nextCursor` until it is null. */
 export type MessagePageResponse = Schemas['MessagePageResponse'];
+/**
+ * A run of consecutive messages, oldest first, with each one's durable cursor (`cursors[i]` is
+ * `items[i]`'s), from the history extension; `olderCursor` / `newerCursor` continue it.
+ */
+export type MessageHistoryPageResponse = Schemas['MessageHistoryPageResponse'];
 /** One page of the inbox, with the caller's `acknowledgedCursor` checkpoint. */
 export type InboxPageResponse = Schemas['InboxPageResponse'];
 /** Body of an append. */

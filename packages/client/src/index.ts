@@ -18,7 +18,9 @@ export { isLoopbackHost } from './credentials.ts';
 export type {
   AppendOptions,
   BackoffOptions,
+  BackwardPaginateOptions,
   ChatClientOptions,
+  HistoryPageOptions,
   PageOptions,
   PaginateOptions,
   RequestOptions,

@@ -8,6 +8,7 @@ export * from './mention.ts';
 export * from './message.ts';
 export * from './notification.ts';
 export * from './pages.ts';
+export * from './message-history.ts';
 export * from './envelope.ts';
 export * from './events.ts';
 export * from './cursor.ts';

@@ -56,6 +56,21 @@ export function buildComponents(): JsonObject {
         description: 'Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID.',
         schema: { type: 'string' },
       },
+      Before: {
+        name: 'before', in: 'query', required: false,
+        description: 'A message cursor of this room: read the `limit` messages just before that message. At most one of `before`, `after`, `at` (CURSOR_CONFLICT); invalid, forged or cross-room values give CURSOR_INVALID.',
+        schema: { type: 'string' },
+      },
+      After: {
+        name: 'after', in: 'query', required: false,
+        description: 'A message cursor of this room: read the `limit` messages just after that message, as `cursor` on the list does.',
+        schema: { type: 'string' },
+      },
+      At: {
+        name: 'at', in: 'query', required: false,
+        description: 'A message cursor of this room: read that message and the `limit` - 1 messages after it.',
+        schema: { type: 'string' },
+      },
       LastEventId: {
         name: 'Last-Event-ID', in: 'header', required: false,
         description: 'Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT).',

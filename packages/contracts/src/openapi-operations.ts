@@ -1,7 +1,7 @@
 import { ERROR_RESPONSES, requestIdResponseHeader, type ErrorStatus } from './openapi-components.ts';
 import { schemaRef, type JsonObject } from './openapi-schemas.ts';
 
-type OperationKind = 'room' | 'listMessages' | 'append' | 'roomStream' | 'listInbox' | 'acknowledge' | 'inboxStream';
+type OperationKind = 'room' | 'listMessages' | 'append' | 'roomStream' | 'listInbox' | 'acknowledge' | 'inboxStream' | 'listHistory';
 
 interface OperationSpec {
   operationId: string;
@@ -10,6 +10,8 @@ interface OperationSpec {
   kind: OperationKind;
   branch: boolean;
   summary: string;
+  /** True for an operation this service adds to the contract; it is marked `x-chat-extension` in the document. */
+  extension?: boolean;
 }
 
 const REPO = '/v1/repositories/{repositoryId}';
@@ -30,6 +32,16 @@ export const OPERATIONS: readonly OperationSpec[] = [
   { operationId: 'streamRepositoryInbox', method: 'get', path: `${REPO}/inbox/events`, kind: 'inboxStream', branch: false, summary: 'Stream the caller\'s inbox for a repository' },
 ];
 
+/**
+ * Operations beyond the contract. The contract's lists page forward only, so a client could reach
+ * a room's newest message only by reading its whole history; these read a room from its newest
+ * message, before or after any message, or starting at one, at the cost of one page.
+ */
+export const EXTENSION_OPERATIONS: readonly OperationSpec[] = [
+  { operationId: 'listRepositoryMessageHistory', method: 'get', path: `${REPO}/room/history`, kind: 'listHistory', branch: false, summary: 'Read the repository room from its newest message, or before, after or at a message (extension)', extension: true },
+  { operationId: 'listBranchMessageHistory', method: 'get', path: `${BRANCH}/room/history`, kind: 'listHistory', branch: true, summary: 'Read a branch room from its newest message, or before, after or at a message (extension)', extension: true },
+];
+
 /** Error statuses per operation group: spec section 4, "Status codes by operation". */
 export const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus[]>> = {
   room: [400, 401, 403, 503],
@@ -39,6 +51,7 @@ export const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus
   roomStream: [400, 401, 403, 409, 429, 503],
   inboxStream: [400, 401, 403, 503],
   acknowledge: [400, 401, 403, 404, 409, 503],
+  listHistory: [400, 401, 403, 503],
 };
 
 // Operation-specific meanings of shared statuses; a 3.1 Reference Object may override `description`.
@@ -54,6 +67,9 @@ const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, s
   },
   inboxStream: {
     503: 'STREAM_UNAVAILABLE with `Retry-After`: the caller already holds as many inbox streams as its per-principal cap allows (all repositories together), or the stream listener is unavailable; AUTHORIZATION_UNAVAILABLE or STORE_UNAVAILABLE: core or the store is unavailable.',
+  },
+  listHistory: {
+    400: 'SCOPE_INVALID, LIMIT_INVALID, CURSOR_INVALID (a cursor of another room, forged or edited, or any cursor while the room has no message) or CURSOR_CONFLICT (more than one of `before`, `after` and `at`).',
   },
   acknowledge: {
     404: 'The notification is unavailable to the principal.',
@@ -112,6 +128,13 @@ function successResponses(kind: OperationKind): JsonObject {
         200: jsonResponse('Exact retry with the same Idempotency-Key: the original message.', 'MessageResponse'),
         201: jsonResponse('The new message.', 'MessageResponse'),
       };
+    case 'listHistory':
+      return {
+        200: jsonResponse(
+          'Up to `limit` consecutive messages, oldest first by (createdAt, messageId): the newest ones (no cursor), those just before `before`, those just after `after`, or the one `at` names and those after it.',
+          'MessageHistoryPageResponse',
+        ),
+      };
     case 'listInbox':
       return { 200: jsonResponse('A page of the caller\'s notifications, with its acknowledged checkpoint.', 'InboxPageResponse') };
     case 'acknowledge':
@@ -126,6 +149,7 @@ function parameters(spec: OperationSpec): JsonObject[] {
   const names = ['RepositoryId'];
   if (spec.branch) names.push('BranchId');
   if (spec.kind === 'listMessages' || spec.kind === 'listInbox') names.push('Limit', 'Cursor');
+  if (spec.kind === 'listHistory') names.push('Limit', 'Before', 'After', 'At');
   if (spec.kind === 'roomStream' || spec.kind === 'inboxStream') names.push('LastEventId', 'Cursor');
   if (spec.kind === 'append') names.push('IdempotencyKey', 'CoreAuthorization');
   names.push('RequestId');
@@ -140,7 +164,7 @@ function requestBody(kind: OperationKind): JsonObject | undefined {
 
 function tagOf(kind: OperationKind): string {
   if (kind === 'room') return 'rooms';
-  if (kind === 'listMessages' || kind === 'append') return 'messages';
+  if (kind === 'listMessages' || kind === 'append' || kind === 'listHistory') return 'messages';
   if (kind === 'roomStream' || kind === 'inboxStream') return 'streams';
   return 'inbox';
 }
@@ -161,13 +185,14 @@ function operation(spec: OperationSpec): JsonObject {
     parameters: parameters(spec),
     ...(body === undefined ? {} : { requestBody: body }),
     responses,
+    ...(spec.extension ? { 'x-chat-extension': true } : {}),
   };
 }
 
 /** The `paths` object of the contract. */
 export function buildPaths(): JsonObject {
   const paths: Record<string, JsonObject> = {};
-  for (const spec of OPERATIONS) {
+  for (const spec of [...OPERATIONS, ...EXTENSION_OPERATIONS]) {
     paths[spec.path] = { ...paths[spec.path], [spec.method]: operation(spec) };
   }
   return paths;

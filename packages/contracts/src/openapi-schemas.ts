@@ -7,6 +7,7 @@ import './events.ts';
 import './mention.ts';
 import './message.ts';
 import './notification.ts';
+import './message-history.ts';
 import './pages.ts';
 import './room.ts';
 

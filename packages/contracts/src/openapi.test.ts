@@ -59,15 +59,20 @@ describe('OpenAPI document', () => {
     for (const ref of refs) expect(resolve(built, ref), ref).not.to.equal(undefined);
   });
 
-  it('has the eleven operations of spec section 4, each operationId once, all under /v1', () => {
+  it('has the eleven operations of spec section 4 and the marked extensions, each operationId once, all under /v1', () => {
     const ops = operations(built);
-    const ids = ops.map(({ op }) => op.operationId);
+    const ids = ops.filter(({ op }) => op['x-chat-extension'] === undefined).map(({ op }) => op.operationId);
     expect(ids).to.have.members([
       'getRepositoryRoom', 'getBranchRoom', 'listRepositoryMessages', 'listBranchMessages', 'appendRepositoryMessage',
       'appendBranchMessage', 'streamRepositoryRoom', 'streamBranchRoom', 'listRepositoryInbox', 'acknowledgeRepositoryInbox',
       'streamRepositoryInbox',
     ]);
-    expect(new Set(ids).size).to.equal(ids.length);
+    const extensions = ops.filter(({ op }) => op['x-chat-extension'] === true);
+    expect(extensions.map(({ op }) => op.operationId)).to.have.members(['listRepositoryMessageHistory', 'listBranchMessageHistory']);
+    // An extension adds paths of its own: no operation of the contract changes.
+    for (const { path } of extensions) expect(ops.filter((o) => o.path === path)).to.have.length(1);
+    const all = ops.map(({ op }) => op.operationId);
+    expect(new Set(all).size).to.equal(all.length);
     for (const { path } of ops) expect(path).to.match(/^\/v1\//);
     expect(Object.keys(built.paths as Json)).not.to.include('/v1/openapi.json');
   });
@@ -101,6 +106,8 @@ describe('OpenAPI document', () => {
       streamBranchRoom: [200, 400, 401, 403, 409, 429, 503],
       streamRepositoryInbox: [200, 400, 401, 403, 503],
       acknowledgeRepositoryInbox: [200, 400, 401, 403, 404, 409, 503],
+      listRepositoryMessageHistory: [200, 400, 401, 403, 503],
+      listBranchMessageHistory: [200, 400, 401, 403, 503],
     };
     for (const { op } of operations(built)) {
       expect(Object.keys(op.responses as Json).map(Number), op.operationId as string).to.deep.equal(expected[op.operationId as string]);
@@ -126,7 +133,9 @@ describe('OpenAPI document', () => {
       }
       expect(byName.get('X-Request-Id'), id).to.include({ in: 'header', required: false });
       expect(byName.has('limit'), id).to.equal(/^list/.test(id));
-      expect(byName.has('cursor'), id).to.equal(/^(list|stream)/.test(id));
+      const history = /MessageHistory$/.test(id);
+      expect(byName.has('cursor'), id).to.equal(/^(list|stream)/.test(id) && !history);
+      for (const name of ['before', 'after', 'at']) expect(byName.get(name)?.required ?? true, `${id} ${name}`).to.equal(!history);
       expect(byName.has('Last-Event-ID'), id).to.equal(/^stream/.test(id));
       expect(byName.get('Idempotency-Key')?.required ?? false, id).to.equal(/^append/.test(id));
       expect(byName.has('X-Service-Core-Authorization'), id).to.equal(/^append/.test(id));

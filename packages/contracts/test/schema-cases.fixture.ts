@@ -90,6 +90,12 @@ export const SCHEMA_CASES: SchemaCase[] = [
     required: ['items'], nullableOptional: ['nextCursor'], optionalOnly: [], invalid: [['items', [storedMessage]], ['items', null]],
   },
   {
+    id: 'MessageHistoryPageResponse', schema: contracts.MessageHistoryPageResponseSchema,
+    full: { items: [messageResponse], cursors: ['c'], olderCursor: 'c', newerCursor: null },
+    required: ['items', 'cursors'], nullableOptional: ['olderCursor', 'newerCursor'], optionalOnly: [],
+    invalid: [['items', [storedMessage]], ['cursors', [1]], ['olderCursor', 5]],
+  },
+  {
     id: 'InboxPageResponse', schema: contracts.InboxPageResponseSchema,
     full: { items: [{ ...storedNotification, cursor: 'c', acknowledged: true }], nextCursor: 'c2', acknowledgedCursor: 'c' },
     required: ['items'], nullableOptional: ['nextCursor', 'acknowledgedCursor'], optionalOnly: [], invalid: [['items', [storedNotification]]],

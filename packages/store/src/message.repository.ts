@@ -1,5 +1,5 @@
 import { Batcher } from '@chat/batching';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
 import { AppendBatcher, type AppendBatcherOptions } from './append-batcher.ts';
 import type { AppendOptions, AppendOutcome, NewMessage } from './message-append.types.ts';
 import type { ChatDb } from './database.ts';
@@ -22,6 +22,12 @@ export interface MessageRepository {
   findByIdempotencyKey(scope: RoomScope, senderKind: 'user' | 'bot', senderId: string, key: string): Promise<MessageRow | null>;
   /** Messages of a room with seq greater than `afterSeq`, oldest first. */
   listAfter(roomId: string, afterSeq: number, limit: number): Promise<MessageRow[]>;
+  /**
+   * The last `limit` messages of a room with seq less than `beforeSeq`, returned oldest first. One
+   * backward range scan of the (room_id, seq) primary key, so its cost is the page's, whatever the
+   * room's size or the position.
+   */
+  listBefore(roomId: string, beforeSeq: number, limit: number): Promise<MessageRow[]>;
 }
 
 export function createMessageRepository(db: ChatDb, sql: SqlClient, batching: AppendBatcherOptions = {}): MessageRepository {
@@ -58,6 +64,16 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient, batching: Ap
           .orderBy(asc(messages.seq))
           .limit(limit),
       ),
+    listBefore: (roomId, beforeSeq, limit) =>
+      storeCall(async () => {
+        const rows = await db
+          .select()
+          .from(messages)
+          .where(and(eq(messages.roomId, roomId), lt(messages.seq, beforeSeq)))
+          .orderBy(desc(messages.seq))
+          .limit(limit);
+        return rows.reverse();
+      }),
   };
 }
 

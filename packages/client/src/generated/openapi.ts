@@ -37,6 +37,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/repositories/{repositoryId}/branches/{branchId}/room/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a branch room from its newest message, or before, after or at a message (extension) */
+        get: operations["listBranchMessageHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/repositories/{repositoryId}/branches/{branchId}/room/messages": {
         parameters: {
             query?: never;
@@ -132,6 +149,23 @@ export interface paths {
         };
         /** Stream the repository room */
         get: operations["streamRepositoryRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/room/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the repository room from its newest message, or before, after or at a message (extension) */
+        get: operations["listRepositoryMessageHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -270,6 +304,16 @@ export interface components {
             roomId: string;
             senderId: string;
             senderKind: components["schemas"]["SenderKind"];
+        };
+        /** @description A run of consecutive messages, oldest first, with the durable cursor of each (extension). */
+        MessageHistoryPageResponse: {
+            /** @description `cursors[i]` is the durable cursor of `items[i]`, equal to the SSE id of its `message` event: `cursor` (list, stream) or `after` continues after it, `before` continues before it, `at` starts at it. */
+            cursors: string[];
+            items: components["schemas"]["MessageResponse"][];
+            /** @description Pass as `after` to read the messages just newer than this page; null when there were none when the page was read (follow the stream from the last item's cursor to see later ones). */
+            newerCursor?: string | null;
+            /** @description Pass as `before` to read the messages just older than this page; null when there are none. */
+            olderCursor?: string | null;
         };
         /** @description A page of messages, oldest first. */
         MessagePageResponse: {
@@ -458,6 +502,12 @@ export interface components {
         };
     };
     parameters: {
+        /** @description A message cursor of this room: read the `limit` messages just after that message, as `cursor` on the list does. */
+        After: string;
+        /** @description A message cursor of this room: read that message and the `limit` - 1 messages after it. */
+        At: string;
+        /** @description A message cursor of this room: read the `limit` messages just before that message. At most one of `before`, `after`, `at` (CURSOR_CONFLICT); invalid, forged or cross-room values give CURSOR_INVALID. */
+        Before: string;
         /** @description Canonical ULID of the branch (never reused across delete and recreate). */
         BranchId: string;
         /** @description Bearer-form core OAuth resource credential; required only for human-authored structured mentions. */
@@ -567,6 +617,49 @@ export interface operations {
             409: components["responses"]["Conflict"];
             /** @description STREAM_PRINCIPAL_LIMIT or STREAM_ROOM_LIMIT: a stream cap is reached; retry after `Retry-After` seconds. */
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBranchMessageHistory: {
+        parameters: {
+            query?: {
+                /** @description A message cursor of this room: read the `limit` messages just after that message, as `cursor` on the list does. */
+                after?: components["parameters"]["After"];
+                /** @description A message cursor of this room: read that message and the `limit` - 1 messages after it. */
+                at?: components["parameters"]["At"];
+                /** @description A message cursor of this room: read the `limit` messages just before that message. At most one of `before`, `after`, `at` (CURSOR_CONFLICT); invalid, forged or cross-room values give CURSOR_INVALID. */
+                before?: components["parameters"]["Before"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the branch (never reused across delete and recreate). */
+                branchId: components["parameters"]["BranchId"];
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to `limit` consecutive messages, oldest first by (createdAt, messageId): the newest ones (no cursor), those just before `before`, those just after `after`, or the one `at` names and those after it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageHistoryPageResponse"];
+                };
+            };
+            /** @description SCOPE_INVALID, LIMIT_INVALID, CURSOR_INVALID (a cursor of another room, forged or edited, or any cursor while the room has no message) or CURSOR_CONFLICT (more than one of `before`, `after` and `at`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -858,6 +951,47 @@ export interface operations {
             409: components["responses"]["Conflict"];
             /** @description STREAM_PRINCIPAL_LIMIT or STREAM_ROOM_LIMIT: a stream cap is reached; retry after `Retry-After` seconds. */
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRepositoryMessageHistory: {
+        parameters: {
+            query?: {
+                /** @description A message cursor of this room: read the `limit` messages just after that message, as `cursor` on the list does. */
+                after?: components["parameters"]["After"];
+                /** @description A message cursor of this room: read that message and the `limit` - 1 messages after it. */
+                at?: components["parameters"]["At"];
+                /** @description A message cursor of this room: read the `limit` messages just before that message. At most one of `before`, `after`, `at` (CURSOR_CONFLICT); invalid, forged or cross-room values give CURSOR_INVALID. */
+                before?: components["parameters"]["Before"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to `limit` consecutive messages, oldest first by (createdAt, messageId): the newest ones (no cursor), those just before `before`, those just after `after`, or the one `at` names and those after it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageHistoryPageResponse"];
+                };
+            };
+            /** @description SCOPE_INVALID, LIMIT_INVALID, CURSOR_INVALID (a cursor of another room, forged or edited, or any cursor while the room has no message) or CURSOR_CONFLICT (more than one of `before`, `after` and `at`). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
