@@ -12,8 +12,11 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
+/** What the viewer asks core for: chat, commit links, and the member directory of the `@` picker. */
+const VIEWER_SCOPES = ['chat', 'core:commits:read', 'core:members:read'] as const;
+
 /**
- * The viewer's app at core installed, with both scopes, for `userIds`. With `origin`, the test
+ * The viewer's app at core installed, with all its scopes, for `userIds`. With `origin`, the test
  * registers the callback on it, as the operator of the distributed deployment registers
  * `VIEWER_PUBLIC_URL`; without, the registration stays as the deployment made it (the all-in-one
  * registers its own address at its dev-core).
@@ -23,9 +26,9 @@ export async function installViewerApp(core: DevCoreClient, userIds: string[], o
   const registered = (fixture.apps ?? []).find((a) => a.clientId === 'chat-viewer');
   const redirectUri = origin === undefined ? registered?.redirectUri : `${origin}/callback`;
   if (redirectUri === undefined) throw new Error('no chat-viewer app is registered at core');
-  const app: FixtureApp = { clientId: 'chat-viewer', redirectUri, scopes: ['chat', 'core:commits:read'] };
+  const app: FixtureApp = { clientId: 'chat-viewer', redirectUri, scopes: [...VIEWER_SCOPES] };
   const installations = (fixture.installations ?? []).filter((i) => !(i.clientId === app.clientId && userIds.includes(i.userId)));
-  for (const userId of userIds) installations.push({ clientId: app.clientId, userId, scopes: ['chat', 'core:commits:read'], state: 'active' });
+  for (const userId of userIds) installations.push({ clientId: app.clientId, userId, scopes: [...VIEWER_SCOPES], state: 'active' });
   await core.putFixture({ ...fixture, apps: [...(fixture.apps ?? []).filter((a) => a.clientId !== app.clientId), app], installations });
 }
 

@@ -158,6 +158,64 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     }
   });
 
+  it('@ opens a keyboard picker of the room readers from core; the picked mention goes out with its exact byte span, and its person sees it live, marked as theirs, with the inbox count up', async () => {
+    const demoRoom = { repositoryId: '01JGFJJZ00QNYBVPQTAT49MN0F' };
+    const alice = await personAt(browser);
+    const bob = await personAt(browser);
+    try {
+      // u_alice and u_bob of the demo fixture: its first room is the demo repository, whose readers core lists.
+      await Promise.all([signInByClicking(alice.page, chat.url, 'u_alice'), signInByClicking(bob.page, chat.url, 'u_bob')]);
+      const bobToken = await core.mintToken({ type: 'human', subjectId: 'u_bob' });
+      const inbox = await api.send<{ items: { acknowledged: boolean }[] }>({ method: 'GET', path: `/v1/repositories/${demoRoom.repositoryId}/inbox?limit=200`, headers: { authorization: `Bearer ${bobToken}` } });
+      const unreadBefore = inbox.body.items.filter((n) => !n.acknowledged).length;
+      const count = bob.page.locator('.inbox-toggle .count');
+      await count.filter({ hasText: new RegExp(`^${unreadBefore}$`) }).waitFor();
+
+      const box = alice.page.getByLabel('Message (Markdown)');
+      await box.click();
+      await alice.page.keyboard.type('👋 @');
+      const options = alice.page.getByRole('listbox').getByRole('option');
+      await options.first().waitFor();
+      const ids = () => options.evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.principalId));
+      expect(await ids(), 'members and room:read bots, from core').to.deep.equal(['u_alice', 'u_bob', 'b_ci', 'b_reader']);
+      await alice.page.keyboard.type('u_b');
+      await options.filter({ hasText: 'u_alice' }).waitFor({ state: 'detached' });
+      expect(await ids(), 'filtered as typed').to.deep.equal(['u_bob']);
+      await alice.page.keyboard.press('ArrowDown');
+      await alice.page.keyboard.press('ArrowUp');
+      expect(await options.first().getAttribute('aria-selected')).to.equal('true');
+      await alice.page.keyboard.press('Enter');
+      await alice.page.getByRole('listbox').waitFor({ state: 'detached' });
+      expect(await box.inputValue(), 'the pick replaced the typed @u_b').to.equal('👋 @u_bob ');
+      await alice.page.keyboard.type('please review');
+      await alice.page.keyboard.press('Enter');
+
+      const body = '👋 @u_bob please review';
+      const received = bob.page.locator('li.message.mentions-self', { hasText: 'please review' });
+      await received.waitFor({ timeout: 15_000 });
+      const mark = received.locator('.mention.mention-self');
+      expect(await mark.textContent()).to.equal('@u_bob');
+      expect(await mark.getAttribute('title')).to.equal('Mentions you');
+      await count.filter({ hasText: new RegExp(`^${unreadBefore + 1}$`) }).waitFor({ timeout: 15_000 });
+      // The sender sees the mention marked too, but not as hers.
+      const sent = alice.page.locator('li.message', { hasText: 'please review' });
+      await sent.locator('.mention').waitFor();
+      expect(await sent.locator('.mention-self').count()).to.equal(0);
+
+      const aliceToken = await core.mintToken({ type: 'human', subjectId: 'u_alice' });
+      const listed = await api.list<{ items: { bodyMarkdown: string; mentions?: { principalKind: string; principalId: string; startByte: number; endByte: number }[] }[] }>(demoRoom, aliceToken, 'limit=200');
+      const stored = listed.body.items.filter((m) => m.bodyMarkdown === body);
+      expect(stored).to.have.length(1);
+      expect(stored[0]!.mentions).to.deep.equal([{ principalKind: 'human', principalId: 'u_bob', startByte: 5, endByte: 11 }]);
+      const span = stored[0]!.mentions![0]!;
+      expect(Buffer.from(body, 'utf8').subarray(span.startByte, span.endByte).toString('utf8')).to.equal('@u_bob');
+      expect([...alice.problems, ...bob.problems]).to.deep.equal([]);
+    } finally {
+      await alice.context.close();
+      await bob.context.close();
+    }
+  });
+
   it('renders every body of the XSS corpus inert (no dialog, no script, no request), and an untrusted render policy as text', async () => {
     const room: RoomScope = { repositoryId: scenario.repositoryId, branchId: scenario.branchId };
     const writerToken = await actors.writer();

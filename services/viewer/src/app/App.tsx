@@ -172,6 +172,7 @@ export function App() {
               config={config.value}
               client={client}
               coreAccessToken={current.session.coreAccessToken}
+              userId={current.session.userId}
               room={route.room}
               focus={focus.value}
               announce={announce}

@@ -1,6 +1,7 @@
 import { Component, createRef } from 'preact';
 import type { MessageResponse } from '@chat/client';
 import { commitCandidates, linkCommits, type CommitResolver } from './commit-links.ts';
+import { highlightMentions } from './mention-highlight.ts';
 
 /** The only render policy whose HTML the viewer trusts (spec 2, consumer rules). */
 const TRUSTED_POLICY = 'sanitized_markdown_html_v1';
@@ -10,6 +11,8 @@ interface Props {
   resolver: CommitResolver | undefined;
   commitHref: (sha: string) => string;
   highlighted: boolean;
+  /** The signed-in person, whose mentions are marked more strongly. */
+  selfId: string | undefined;
 }
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -31,8 +34,10 @@ export class MessageItem extends Component<Props> {
   override componentDidMount(): void {
     this.mounted = true;
     const root = this.body.current;
-    const { resolver } = this.props;
-    if (!root || !resolver) return;
+    const { resolver, message, selfId } = this.props;
+    if (!root) return;
+    highlightMentions(root, message.mentions, selfId);
+    if (!resolver || message.renderPolicy !== TRUSTED_POLICY) return;
     const candidates = commitCandidates(root);
     if (candidates.length === 0) return;
     void resolver.resolve(candidates).then(() => {
@@ -44,11 +49,12 @@ export class MessageItem extends Component<Props> {
     this.mounted = false;
   }
 
-  override render({ message, highlighted, resolver }: Props) {
+  override render({ message, highlighted, selfId }: Props) {
     const trusted = message.renderPolicy === TRUSTED_POLICY;
     const created = new Date(message.createdAt);
+    const mentionsSelf = message.mentions?.some((m) => m.principalKind === 'human' && m.principalId === selfId) ?? false;
     return (
-      <li class={`message${highlighted ? ' highlighted' : ''}`} id={`m-${message.messageId}`} data-message-id={message.messageId} tabIndex={-1} aria-label={`${message.senderId} at ${timeFormat.format(created)}`}>
+      <li class={`message${highlighted ? ' highlighted' : ''}${mentionsSelf ? ' mentions-self' : ''}`} id={`m-${message.messageId}`} data-message-id={message.messageId} tabIndex={-1} aria-label={`${message.senderId} at ${timeFormat.format(created)}${mentionsSelf ? ', mentions you' : ''}`}>
         <div class="message-head">
           <span class={`sender sender-${message.senderKind}`}>{message.senderKind === 'bot' ? `${message.senderId} (bot)` : message.senderId}</span>
           {message.authorizingSubjectId && message.authorizingSubjectId !== message.senderId ? (
@@ -59,9 +65,11 @@ export class MessageItem extends Component<Props> {
           </time>
         </div>
         {trusted ? (
-          <div class="body markdown" ref={resolver ? this.body : undefined} dangerouslySetInnerHTML={{ __html: message.renderedHtml }} />
+          <div class="body markdown" ref={this.body} dangerouslySetInnerHTML={{ __html: message.renderedHtml }} />
         ) : (
-          <div class="body plain">{message.bodyMarkdown}</div>
+          <div class="body plain" ref={this.body}>
+            {message.bodyMarkdown}
+          </div>
         )}
         <details class="attribution">
           <summary>Details</summary>

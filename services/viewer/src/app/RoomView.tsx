@@ -13,6 +13,8 @@ interface Props {
   config: ViewerConfig;
   client: ChatClient;
   coreAccessToken: string | undefined;
+  /** The signed-in person, whose mentions are marked more strongly. */
+  userId: string;
   room: RoomRef;
   /** A message to show (a jump from the inbox or an address), or a position to restore after sign-in. */
   focus: { messageId?: string | undefined; anchorOffset?: number | undefined } | undefined;
@@ -39,7 +41,7 @@ function connectionText(status: StreamStatus | undefined): { text: string; tone:
   }
 }
 
-export function RoomView({ config, client, coreAccessToken, room, focus, announce, onAccessLost, registerPosition }: Props) {
+export function RoomView({ config, client, coreAccessToken, userId, room, focus, announce, onAccessLost, registerPosition }: Props) {
   const list = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const olderAnchor = useRef<{ id: string; top: number } | undefined>(undefined);
@@ -183,7 +185,7 @@ export function RoomView({ config, client, coreAccessToken, room, focus, announc
         {phase === 'ready' && messages.length === 0 ? <p class="empty">No messages yet.</p> : null}
         <ol class="messages">
           {messages.slice(start).map((message) => (
-            <MessageItem key={message.messageId} message={message} resolver={resolver} commitHref={commitHref} highlighted={highlighted.value === message.messageId} />
+            <MessageItem key={message.messageId} message={message} resolver={resolver} commitHref={commitHref} highlighted={highlighted.value === message.messageId} selfId={userId} />
           ))}
         </ol>
       </div>
@@ -204,7 +206,7 @@ export function RoomView({ config, client, coreAccessToken, room, focus, announc
       {sealed ? (
         <p class="sealed-note">This room is sealed: it stays readable, and no one can write to it.</p>
       ) : roomInfo ? (
-        <Composer client={client} room={room} onSent={(message) => timeline.add(message, false)} onSealed={() => timeline.markSealed()} onAccessLost={onAccessLost} />
+        <Composer client={client} room={room} coreUrl={config.coreUrl} coreAccessToken={coreAccessToken} onSent={(message) => timeline.add(message, false)} onSealed={() => timeline.markSealed()} onAccessLost={onAccessLost} />
       ) : null}
     </section>
   );

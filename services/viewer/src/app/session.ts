@@ -5,7 +5,7 @@ import { randomToken, s256Challenge } from './pkce.ts';
 export interface Session {
   /** The human marketplace OAuth token for chat (`aud` chat). */
   accessToken: string;
-  /** The core resource token for the commit look-up, when `core:commits:read` was granted. */
+  /** The core resource token (commit look-up, member directory, mentions), when a `core:` scope was granted. */
   coreAccessToken: string | undefined;
   /** Milliseconds since the epoch. */
   expiresAt: number;
@@ -64,7 +64,7 @@ export async function beginSignIn(config: ViewerConfig, returnTo: ReturnPosition
     response_type: 'code',
     client_id: config.clientId,
     redirect_uri: config.redirectUri,
-    scope: 'chat core:commits:read',
+    scope: 'chat core:commits:read core:members:read',
     state: pending.state,
     code_challenge: await s256Challenge(pending.verifier),
     code_challenge_method: 'S256',
