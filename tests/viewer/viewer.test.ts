@@ -226,8 +226,8 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
       const url = request.url();
       if (!url.startsWith(`${chat.url}/`) && !url.startsWith(`${chat.coreUrl}/`) && !url.startsWith('data:')) foreign.push(url);
     });
-    // One list answer is rewritten to carry a policy the viewer must not trust.
-    await page.route('**/branches/*/room/messages?*', async (route) => {
+    // One history answer is rewritten to carry a policy the viewer must not trust.
+    await page.route('**/branches/*/room/history?*', async (route) => {
       const response = await route.fetch();
       const page = (await response.json()) as { items: { renderPolicy: string; renderedHtml: string; bodyMarkdown: string }[] };
       const first = page.items[0];

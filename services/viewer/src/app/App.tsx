@@ -168,7 +168,9 @@ export function App() {
         <main id="main" class="main">
           {route.room ? (
             <RoomView
-              key={roomHash(route.room)}
+              // A permalink (or an inbox jump) opens the room afresh around its message.
+              key={`${roomHash(route.room)} ${route.messageId ?? ''}`}
+              link={route.messageId ? { messageId: route.messageId, cursor: route.cursor } : undefined}
               config={config.value}
               client={client}
               coreAccessToken={current.session.coreAccessToken}

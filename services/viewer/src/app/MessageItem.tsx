@@ -11,6 +11,10 @@ interface Props {
   resolver: CommitResolver | undefined;
   commitHref: (sha: string) => string;
   highlighted: boolean;
+  /** The message's permalink (an absolute URL of the viewer), shown as its "link" action. */
+  permalink: string;
+  /** Copies `permalink` for the person. */
+  onCopyLink(permalink: string): void;
   /** The signed-in person, whose mentions are marked more strongly. */
   selfId: string | undefined;
 }
@@ -28,7 +32,7 @@ export class MessageItem extends Component<Props> {
   private mounted = false;
 
   override shouldComponentUpdate(next: Props): boolean {
-    return next.message !== this.props.message || next.highlighted !== this.props.highlighted;
+    return next.message !== this.props.message || next.highlighted !== this.props.highlighted || next.permalink !== this.props.permalink;
   }
 
   override componentDidMount(): void {
@@ -63,6 +67,17 @@ export class MessageItem extends Component<Props> {
           <time dateTime={message.createdAt} title={dateTimeFormat.format(created)}>
             {timeFormat.format(created)}
           </time>
+          <a
+            class="permalink"
+            href={this.props.permalink}
+            title="Copy a link to this message"
+            onClick={(event) => {
+              event.preventDefault();
+              this.props.onCopyLink(this.props.permalink);
+            }}
+          >
+            link
+          </a>
         </div>
         {trusted ? (
           <div class="body markdown" ref={this.body} dangerouslySetInnerHTML={{ __html: message.renderedHtml }} />

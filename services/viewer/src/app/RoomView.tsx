@@ -6,7 +6,8 @@ import { Composer } from './Composer.tsx';
 import { commitUrl, type ViewerConfig } from './config.ts';
 import { describeError } from './error-text.ts';
 import { MessageItem } from './MessageItem.tsx';
-import { RoomTimeline } from './room-timeline.ts';
+import { RoomTimeline, type TimelineTarget } from './room-timeline.ts';
+import { messageHash } from './route.ts';
 import type { ReturnPosition } from './session.ts';
 
 interface Props {
@@ -18,6 +19,8 @@ interface Props {
   room: RoomRef;
   /** A message to show (a jump from the inbox or an address), or a position to restore after sign-in. */
   focus: { messageId?: string | undefined; anchorOffset?: number | undefined } | undefined;
+  /** The message the address names (a permalink or an inbox jump): the room opens around it. */
+  link: TimelineTarget | undefined;
   announce(text: string): void;
   onAccessLost(error: Error): void;
   /** Registers how to read this view's position, for a sign-in that must come back to it. */
@@ -26,6 +29,10 @@ interface Props {
 
 /** How close to the bottom (px) still counts as "following the newest message". */
 const FOLLOW_SLACK_PX = 80;
+/** How close to either end (px) reading the next page starts, so it is there before it is needed. */
+const PAGE_AHEAD_PX = 600;
+
+type ScrollTarget = { messageId: string; anchorOffset?: number | undefined };
 
 function connectionText(status: StreamStatus | undefined): { text: string; tone: string } {
   if (!status) return { text: 'Connecting…', tone: 'pending' };
@@ -41,12 +48,14 @@ function connectionText(status: StreamStatus | undefined): { text: string; tone:
   }
 }
 
-export function RoomView({ config, client, coreAccessToken, userId, room, focus, announce, onAccessLost, registerPosition }: Props) {
+export function RoomView({ config, client, coreAccessToken, userId, room, focus, link, announce, onAccessLost, registerPosition }: Props) {
   const list = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const olderAnchor = useRef<{ id: string; top: number } | undefined>(undefined);
   const newBelow = useSignal(0);
   const highlighted = useSignal<string | undefined>(undefined);
+  /** A message that is read and waits to be scrolled to. */
+  const scrollTarget = useSignal<ScrollTarget | undefined>(undefined);
 
   const timeline = useMemo(
     () =>
@@ -66,7 +75,7 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
   const commitHref = useMemo(() => (sha: string) => commitUrl(config, room.repositoryId, sha), [config, room.repositoryId]);
 
   useEffect(() => {
-    void timeline.open();
+    void timeline.open(link);
     return () => timeline.close();
   }, [timeline]);
 
@@ -86,35 +95,47 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
 
   const phase = timeline.phase.value;
   const messages = timeline.messages.value;
-  const start = timeline.windowStart.value;
+  const cursors = timeline.cursors.value;
+  const hasOlder = timeline.hasOlder.value;
+  const hasNewer = timeline.hasNewer.value;
 
-  // First display: the newest message, or the message asked for, or the position before a sign-in.
+  /** Reads back until `target` is there, then has it scrolled to (and highlighted, unless it is a position to restore). */
+  const show = async (target: ScrollTarget) => {
+    following.current = false;
+    if (await timeline.reveal(target.messageId)) scrollTarget.value = target;
+  };
+
+  // First display: the message asked for (or the position before a sign-in), else the newest message.
   const placed = useRef(false);
   useLayoutEffect(() => {
     const view = list.current;
     if (phase !== 'ready' || !view || placed.current) return;
     placed.current = true;
-    if (focus?.messageId && timeline.reveal(focus.messageId)) return;
-    view.scrollTop = view.scrollHeight;
+    const target = focus?.messageId ? focus : link;
+    if (target?.messageId) void show({ messageId: target.messageId, anchorOffset: focus?.messageId ? focus.anchorOffset : undefined });
+    else view.scrollTop = view.scrollHeight;
   }, [phase]);
+
+  useEffect(() => {
+    if (placed.current && focus?.messageId) void show({ messageId: focus.messageId, anchorOffset: focus.anchorOffset });
+  }, [focus]);
 
   useLayoutEffect(() => {
     const view = list.current;
-    if (!view || !focus?.messageId || phase !== 'ready') return;
-    const item = view.querySelector<HTMLElement>(`#m-${focus.messageId}`);
-    if (!item) {
-      timeline.reveal(focus.messageId);
-      return;
-    }
-    if (focus.anchorOffset !== undefined) {
-      view.scrollTop += item.getBoundingClientRect().top - view.getBoundingClientRect().top - focus.anchorOffset;
+    const target = scrollTarget.value;
+    if (!view || !target) return;
+    const item = view.querySelector<HTMLElement>(`#m-${target.messageId}`);
+    if (!item) return;
+    scrollTarget.value = undefined;
+    if (target.anchorOffset !== undefined) {
+      view.scrollTop += item.getBoundingClientRect().top - view.getBoundingClientRect().top - target.anchorOffset;
     } else {
       item.scrollIntoView({ block: 'center' });
-      highlighted.value = focus.messageId;
+      highlighted.value = target.messageId;
       item.focus({ preventScroll: true });
     }
-    following.current = view.scrollHeight - view.scrollTop - view.clientHeight < FOLLOW_SLACK_PX;
-  }, [focus, phase, start]);
+    following.current = !timeline.hasNewer.value && view.scrollHeight - view.scrollTop - view.clientHeight < FOLLOW_SLACK_PX;
+  }, [scrollTarget.value, messages]);
 
   // New messages keep the view at the bottom when it was there; older ones keep the reader's place.
   useLayoutEffect(() => {
@@ -128,20 +149,36 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
       return;
     }
     if (following.current) view.scrollTop = view.scrollHeight;
-  }, [messages, start]);
+  }, [messages]);
 
+  /** Reads the page before the first message shown, keeping that message where it is on screen. */
   const loadOlder = () => {
-    const first = messages[start];
+    const first = messages[0];
+    if (!timeline.hasOlder.value || timeline.loadingOlder.value) return;
     if (first && list.current) {
       const item = list.current.querySelector<HTMLElement>(`#m-${first.messageId}`);
       if (item) olderAnchor.current = { id: first.messageId, top: item.getBoundingClientRect().top };
     }
-    timeline.loadOlder();
+    void timeline.loadOlder();
+  };
+
+  // A first page shorter than the view gives nothing to scroll: the next one is read at once.
+  useLayoutEffect(() => {
+    const view = list.current;
+    if (view && phase === 'ready' && hasOlder && !scrollTarget.value && view.scrollHeight <= view.clientHeight + PAGE_AHEAD_PX / 2) loadOlder();
+  }, [phase, messages, hasOlder]);
+
+  const copyLink = (url: string) => {
+    void navigator.clipboard.writeText(url).then(
+      () => announce('Link to the message copied'),
+      () => announce('The link could not be copied: open the message menu of your browser on "link" to copy it'),
+    );
   };
 
   const roomInfo = timeline.room.value;
   const sealed = roomInfo?.state === 'sealed';
-  const connection = connectionText(timeline.connection.value);
+  // On a permalink's page the stream waits until the newest message is read.
+  const connection = hasNewer ? { text: 'Earlier history', tone: 'pending' } : connectionText(timeline.connection.value);
   const failure = timeline.failure.value;
   const title = room.branchId ? `Branch room ${room.branchId}` : `Repository room ${room.repositoryId}`;
 
@@ -150,7 +187,7 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
       <header class="room-head">
         <h2 id="room-title">{title}</h2>
         {sealed ? <span class="badge badge-sealed">Sealed · read-only</span> : null}
-        <span class={`badge connection connection-${connection.tone}`} role="status" data-state={timeline.connection.value?.state ?? 'connecting'}>
+        <span class={`badge connection connection-${connection.tone}`} role="status" data-state={hasNewer ? 'history' : (timeline.connection.value?.state ?? 'connecting')}>
           {connection.text}
         </span>
       </header>
@@ -172,24 +209,41 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
         aria-busy={phase === 'loading'}
         onScroll={(event) => {
           const view = event.currentTarget as HTMLDivElement;
-          following.current = view.scrollHeight - view.scrollTop - view.clientHeight < FOLLOW_SLACK_PX;
+          const below = view.scrollHeight - view.scrollTop - view.clientHeight;
+          following.current = !timeline.hasNewer.value && below < FOLLOW_SLACK_PX;
           if (following.current) newBelow.value = 0;
+          if (view.scrollTop < PAGE_AHEAD_PX) loadOlder();
+          if (below < PAGE_AHEAD_PX) void timeline.loadNewer();
         }}
       >
-        {phase === 'loading' ? <p class="loading">Loading history… {timeline.loadedCount.value.toLocaleString()} of {timeline.expectedCount.value.toLocaleString()} messages</p> : null}
-        {phase === 'ready' && start > 0 ? (
-          <button type="button" class="load-older" onClick={loadOlder}>
-            Load older messages ({start.toLocaleString()} more)
+        {phase === 'loading' ? <p class="loading">Loading messages…</p> : null}
+        {phase === 'ready' && hasOlder ? (
+          <button type="button" class="load-older" onClick={loadOlder} disabled={timeline.loadingOlder.value}>
+            {timeline.loadingOlder.value ? 'Loading older messages…' : 'Load older messages'}
           </button>
         ) : null}
         {phase === 'ready' && messages.length === 0 ? <p class="empty">No messages yet.</p> : null}
         <ol class="messages">
-          {messages.slice(start).map((message) => (
-            <MessageItem key={message.messageId} message={message} resolver={resolver} commitHref={commitHref} highlighted={highlighted.value === message.messageId} selfId={userId} />
+          {messages.map((message) => (
+            <MessageItem key={message.messageId} message={message} resolver={resolver} commitHref={commitHref} highlighted={highlighted.value === message.messageId}
+              permalink={`${location.origin}/${messageHash(room, message.messageId, cursors.get(message.messageId))}`}
+              onCopyLink={copyLink} selfId={userId} />
           ))}
         </ol>
       </div>
-      {newBelow.value > 0 ? (
+      {hasNewer ? (
+        <button
+          type="button"
+          class="new-below"
+          onClick={() => {
+            following.current = true;
+            highlighted.value = undefined;
+            void timeline.jumpToLatest();
+          }}
+        >
+          Jump to latest
+        </button>
+      ) : newBelow.value > 0 ? (
         <button
           type="button"
           class="new-below"
@@ -206,7 +260,7 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
       {sealed ? (
         <p class="sealed-note">This room is sealed: it stays readable, and no one can write to it.</p>
       ) : roomInfo ? (
-        <Composer client={client} room={room} coreUrl={config.coreUrl} coreAccessToken={coreAccessToken} onSent={(message) => timeline.add(message, false)} onSealed={() => timeline.markSealed()} onAccessLost={onAccessLost} />
+        <Composer client={client} room={room} coreUrl={config.coreUrl} coreAccessToken={coreAccessToken} onSent={(message) => (timeline.hasNewer.value ? void timeline.jumpToLatest() : timeline.add(message, false))} onSealed={() => timeline.markSealed()} onAccessLost={onAccessLost} />
       ) : null}
     </section>
   );

@@ -1,42 +1,63 @@
 import { batch, signal } from '@preact/signals';
-import { ChatApiError, ChatStreamError, type ChatClient, type ChatEventStream, type MessageResponse, type RoomMessageEvent, type RoomRef, type RoomResponse, type StreamStatus } from '@chat/client';
+import {
+  ChatApiError,
+  ChatStreamError,
+  type ChatClient,
+  type ChatEventStream,
+  type MessageHistoryPageResponse,
+  type MessageResponse,
+  type RoomMessageEvent,
+  type RoomRef,
+  type RoomResponse,
+  type StreamStatus,
+} from '@chat/client';
 
-/** The largest page the API gives. */
-const PAGE_SIZE = 200;
-/** Messages rendered at first, and added by each "load older". */
-export const WINDOW_STEP = 100;
-/** Quiet time after which a replay that has not reached the room's count is taken as complete. */
-const REPLAY_QUIET_MS = 1_500;
+/** Messages read at opening and by each step of scrolling (a screen holds about 15). */
+export const PAGE_SIZE = 100;
+/** Pages read back, at most, when a message is looked for by its ID alone (an inbox jump). */
+const SEARCH_PAGES = 20;
 
 export type TimelinePhase = 'loading' | 'ready' | 'failed';
 
+/** Where a room opens: its newest message, or a message a permalink names by ID and cursor. */
+export interface TimelineTarget {
+  messageId?: string | undefined;
+  cursor?: string | undefined;
+}
+
 /**
- * One room on screen: its metadata, its messages oldest first, and the live stream. The first page
- * of history comes from the list (oldest first, as the API gives it); the rest of the history and
- * everything after it come through the SDK's stream consumer started at that page's `nextCursor`,
- * as one durable replay followed by live delivery, so nothing falls between the two. The list
- * offers no way to start from the newest page, and one replay is far quicker than walking a long
- * room page by page. A reconnect may replay its last event (spec 6 rule 7): messages are kept once
- * by ID. The view stays "loading" until the replay reaches the count the room reported on opening.
+ * One room on screen: its metadata, a run of consecutive messages oldest first, and the live stream.
+ * The room opens at its newest page (or, for a permalink, at the page around the message's cursor)
+ * through the service's history read, whose cost is one page whatever the room's size; older pages
+ * are read as the person scrolls up, newer ones as they scroll down from a permalink. Once the run
+ * reaches the newest message, the stream is resumed from the newest message's cursor (a message's
+ * cursor is its event ID), so nothing between the read and the stream is lost or doubled. A
+ * reconnect may replay its last event (spec 6 rule 7): messages are kept once by ID.
  */
 export class RoomTimeline {
   readonly room = signal<RoomResponse | undefined>(undefined);
   readonly messages = signal<readonly MessageResponse[]>([]);
-  /** Index of the first message rendered; "load older" moves it back. */
-  readonly windowStart = signal(0);
+  /** Each message's cursor, for its permalink; a message this tab sent has one once the stream brings it. */
+  readonly cursors = signal<ReadonlyMap<string, string>>(new Map());
   readonly phase = signal<TimelinePhase>('loading');
-  readonly loadedCount = signal(0);
-  readonly expectedCount = signal(0);
+  /** Older messages exist that are not read yet. */
+  readonly hasOlder = signal(false);
+  /** The run ends before the newest message (a permalink's page): newer ones are read by scrolling down. */
+  readonly hasNewer = signal(false);
+  readonly loadingOlder = signal(false);
   readonly connection = signal<StreamStatus | undefined>(undefined);
   readonly failure = signal<Error | undefined>(undefined);
   private readonly ids = new Set<string>();
-  /** Messages received and not yet rendered: rendering happens once per batch, not per event. */
+  /** Live messages not yet rendered: rendering happens once per batch, not per event. */
   private pending: MessageResponse[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  private quietTimer: ReturnType<typeof setTimeout> | undefined;
-  private progressTimer: ReturnType<typeof setTimeout> | undefined;
+  private olderCursor: string | undefined;
+  private newerCursor: string | undefined;
+  private loadingNewer = false;
   private stream: ChatEventStream<RoomMessageEvent> | undefined;
   private resumeCursor: string | undefined;
+  /** Bumped by each (re)opening, so the answers of an abandoned one are dropped. */
+  private generation = 0;
   private closed = false;
 
   constructor(
@@ -50,72 +71,152 @@ export class RoomTimeline {
     },
   ) {}
 
-  async open(): Promise<void> {
+  /** Opens the room at `target`'s cursor when it has one the service takes, else at the newest message. */
+  async open(target: TimelineTarget = {}): Promise<void> {
+    const generation = ++this.generation;
     try {
-      const room = await this.client.getRoom(this.ref);
-      this.room.value = room;
-      this.expectedCount.value = room.messageCount;
-      const first = await this.client.listMessages(this.ref, { limit: PAGE_SIZE });
-      if (this.closed) return;
-      for (const message of first.items) this.keep(message);
-      this.resumeCursor = first.nextCursor ?? undefined;
-      if (!first.nextCursor) this.ready();
+      const room = this.client.getRoom(this.ref);
+      const page = (target.cursor ? await this.pageAround(target.cursor) : undefined) ?? (await this.read({ limit: PAGE_SIZE }));
+      this.room.value = await room;
+      if (this.closed || generation !== this.generation) return;
+      batch(() => {
+        this.ids.clear();
+        this.messages.value = [];
+        this.cursors.value = new Map();
+        this.place(page, 'replace');
+        this.olderCursor = page.olderCursor ?? undefined;
+        this.hasOlder.value = !!page.olderCursor;
+        this.setNewer(page);
+        this.phase.value = 'ready';
+      });
       // A sealed room that was never written to cannot be materialized, so it has no stream (spec 3).
-      if (room.state === 'sealed' && !room.persisted) return this.ready();
-      void this.follow();
+      if (this.room.value.state === 'sealed' && !this.room.value.persisted) return;
+      if (!this.hasNewer.value) void this.follow();
     } catch (error) {
-      if (this.closed) return;
+      if (this.closed || generation !== this.generation) return;
       this.failure.value = error as Error;
       this.phase.value = 'failed';
       if (isAccessError(error)) this.hooks.onAccessLost(error as Error);
     }
   }
 
-  /** Adds a message (from the stream or from this tab's own append) unless it is already here. */
-  add(message: MessageResponse, live: boolean): void {
-    if (!this.keep(message)) return;
-    if (this.phase.value === 'loading') {
-      // Nothing renders while the replay runs but a progress count, at most a few times a second.
-      if (this.ids.size >= this.expectedCount.value) this.ready();
-      else {
-        this.armQuietTimer();
-        this.progressTimer ??= setTimeout(() => {
-          this.progressTimer = undefined;
-          this.loadedCount.value = this.ids.size;
-        }, 200);
-      }
-      return;
-    }
-    this.flushSoon();
-    if (live) this.hooks.onLive(message);
+  /** Leaves a permalink's page for the newest messages, followed live. */
+  async jumpToLatest(): Promise<void> {
+    this.stream?.close();
+    this.stream = undefined;
+    this.resumeCursor = undefined;
+    await this.open();
   }
 
-  private keep(message: MessageResponse): boolean {
-    if (this.ids.has(message.messageId)) return false;
-    this.ids.add(message.messageId);
-    this.pending.push(message);
+  /**
+   * The page around a permalink's message: it and the messages after it, and those before it, read
+   * at once. Undefined when the service refuses the cursor (a secret rotated out since the link was
+   * made, say): the caller then opens at the newest message and looks for the ID.
+   */
+  private async pageAround(cursor: string): Promise<MessageHistoryPageResponse | undefined> {
+    try {
+      const half = PAGE_SIZE / 2;
+      const [before, at] = await Promise.all([this.read({ before: cursor, limit: half }), this.read({ at: cursor, limit: half })]);
+      return {
+        items: [...before.items, ...at.items],
+        cursors: [...before.cursors, ...at.cursors],
+        olderCursor: before.items.length > 0 ? before.olderCursor : null,
+        newerCursor: at.newerCursor,
+      };
+    } catch (error) {
+      if (error instanceof ChatApiError && error.code === 'CURSOR_INVALID') return undefined;
+      throw error;
+    }
+  }
+
+  private read(options: { before?: string; after?: string; at?: string; limit: number }): Promise<MessageHistoryPageResponse> {
+    return this.client.listMessageHistory(this.ref, options);
+  }
+
+  /** Reads the page before the first message shown; resolves when it is rendered (or there is none). */
+  async loadOlder(): Promise<void> {
+    const cursor = this.olderCursor;
+    if (!cursor || this.loadingOlder.value || this.phase.value !== 'ready') return;
+    const generation = this.generation;
+    this.loadingOlder.value = true;
+    try {
+      const page = await this.read({ before: cursor, limit: PAGE_SIZE });
+      if (this.closed || generation !== this.generation) return;
+      batch(() => {
+        this.place(page, 'prepend');
+        this.olderCursor = page.olderCursor ?? undefined;
+        this.hasOlder.value = !!page.olderCursor;
+      });
+    } catch (error) {
+      this.failed(error);
+    } finally {
+      this.loadingOlder.value = false;
+    }
+  }
+
+  /** Reads the page after the last message shown, on a permalink's page; at the newest, follows live. */
+  async loadNewer(): Promise<void> {
+    const cursor = this.newerCursor;
+    if (!cursor || this.loadingNewer || this.phase.value !== 'ready') return;
+    const generation = this.generation;
+    this.loadingNewer = true;
+    try {
+      const page = await this.read({ after: cursor, limit: PAGE_SIZE });
+      if (this.closed || generation !== this.generation) return;
+      batch(() => {
+        this.place(page, 'append');
+        this.setNewer(page, cursor);
+      });
+      if (!this.hasNewer.value) void this.follow();
+    } catch (error) {
+      this.failed(error);
+    } finally {
+      this.loadingNewer = false;
+    }
+  }
+
+  private setNewer(page: MessageHistoryPageResponse, previous?: string): void {
+    this.newerCursor = page.newerCursor ?? undefined;
+    this.hasNewer.value = !!page.newerCursor;
+    // The stream takes over after the last message read: its cursor is that message's event ID.
+    this.resumeCursor = page.cursors[page.cursors.length - 1] ?? previous ?? this.resumeCursor;
+  }
+
+  private place(page: MessageHistoryPageResponse, where: 'replace' | 'prepend' | 'append'): void {
+    const fresh: MessageResponse[] = [];
+    const cursors = new Map(this.cursors.value);
+    page.items.forEach((message, i) => {
+      const cursor = page.cursors[i];
+      if (cursor) cursors.set(message.messageId, cursor);
+      if (this.ids.has(message.messageId)) return;
+      this.ids.add(message.messageId);
+      fresh.push(message);
+    });
+    this.cursors.value = cursors;
+    this.messages.value = where === 'prepend' ? [...fresh, ...this.messages.value] : [...this.messages.value, ...fresh];
+  }
+
+  /**
+   * Makes sure `messageId` is read: pages are read back from the oldest one shown until it appears,
+   * for at most {@link SEARCH_PAGES} pages. False when it is not found.
+   */
+  async reveal(messageId: string): Promise<boolean> {
+    for (let pages = 0; !this.ids.has(messageId); pages++) {
+      if (!this.hasOlder.value || pages >= SEARCH_PAGES || this.closed) return false;
+      await this.loadOlder();
+    }
     return true;
   }
 
-  private ready(): void {
-    if (this.phase.value === 'ready') return;
-    clearTimeout(this.quietTimer);
-    clearTimeout(this.progressTimer);
-    batch(() => {
-      this.flush();
-      this.windowStart.value = Math.max(0, this.messages.value.length - WINDOW_STEP);
-      this.loadedCount.value = this.ids.size;
-      this.phase.value = 'ready';
-    });
-  }
-
-  private armQuietTimer(): void {
-    clearTimeout(this.quietTimer);
-    this.quietTimer = setTimeout(() => this.ready(), REPLAY_QUIET_MS);
-  }
-
-  private flushSoon(): void {
+  /** Adds a message (from the stream, with its cursor, or from this tab's own append) unless it is here. */
+  add(message: MessageResponse, live: boolean, cursor?: string): void {
+    if (cursor && !this.cursors.value.has(message.messageId)) this.cursors.value = new Map(this.cursors.value).set(message.messageId, cursor);
+    // On a permalink's page, newer messages come in order by scrolling down, never past a gap.
+    if (this.ids.has(message.messageId) || this.hasNewer.value) return;
+    this.ids.add(message.messageId);
+    this.pending.push(message);
     this.flushTimer ??= setTimeout(() => this.flush(), 0);
+    if (live) this.hooks.onLive(message);
   }
 
   private flush(): void {
@@ -136,29 +237,20 @@ export class RoomTimeline {
       { onStatus: (status) => (this.connection.value = status) },
     );
     this.stream = stream;
-    if (this.phase.value === 'loading') this.armQuietTimer();
     try {
-      await stream.run((event) => this.add(event.data, this.phase.value === 'ready'));
+      await stream.run((event) => this.add(event.data, true, event.id));
     } catch (error) {
-      if (this.closed) return;
-      this.failure.value = error as Error;
-      if (isAccessError(error)) this.hooks.onAccessLost(error as Error);
+      if (this.closed || this.stream !== stream) return;
+      this.failed(error);
     } finally {
-      this.resumeCursor = stream.cursor ?? this.resumeCursor;
+      if (this.stream === stream) this.resumeCursor = stream.cursor ?? this.resumeCursor;
     }
   }
 
-  /** Shows {@link WINDOW_STEP} more of the older messages already read. */
-  loadOlder(): void {
-    this.windowStart.value = Math.max(0, this.windowStart.value - WINDOW_STEP);
-  }
-
-  /** Makes sure `messageId` is rendered; false when the room has no such message. */
-  reveal(messageId: string): boolean {
-    const index = this.messages.value.findIndex((m) => m.messageId === messageId);
-    if (index === -1) return false;
-    if (index < this.windowStart.value) this.windowStart.value = Math.max(0, index - 10);
-    return true;
+  private failed(error: unknown): void {
+    if (this.closed) return;
+    this.failure.value = error as Error;
+    if (isAccessError(error)) this.hooks.onAccessLost(error as Error);
   }
 
   markSealed(): void {
@@ -169,8 +261,6 @@ export class RoomTimeline {
   close(): void {
     this.closed = true;
     clearTimeout(this.flushTimer);
-    clearTimeout(this.quietTimer);
-    clearTimeout(this.progressTimer);
     this.stream?.close();
   }
 }
