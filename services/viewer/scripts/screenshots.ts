@@ -1,5 +1,5 @@
 /**
- * Takes the README's screenshots of the viewer (sign-in, a room, the inbox, a 360 px phone) with
+ * Takes the README's screenshots of the viewer (sign-in, a room, the `@` picker, the inbox, a 360 px phone) with
  * Debian's Chromium against a fresh all-in-one with dev-core's demo fixture, and writes them to
  * `docs/viewer-*.png`. Run with `pnpm --filter @chat/viewer screenshots` after `pnpm build`.
  */
@@ -83,6 +83,15 @@ try {
     await page.locator('a.commit-link').nth(2).waitFor();
     await page.locator('details.attribution').nth(1).evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await shoot(page, 'room');
+    // The `@` picker lists the room's readers from core's member directory, the active one moved by a key.
+    const box = page.getByLabel('Message (Markdown)');
+    await box.click();
+    await page.keyboard.type('Could one of you look at the release notes? @');
+    await page.getByRole('listbox').getByRole('option').nth(3).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await shoot(page, 'mentions');
+    await page.keyboard.press('Escape');
+    await box.fill('');
     await page.getByRole('button', { name: /Inbox/ }).click();
     await page.getByRole('heading', { name: /Inbox/ }).waitFor();
     await shoot(page, 'inbox');
