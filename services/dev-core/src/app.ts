@@ -8,6 +8,7 @@ import { errorHandler } from './routes/http-errors.ts';
 import { internalRoutes } from './routes/internal.routes.ts';
 import { jwksRoutes } from './routes/jwks.routes.ts';
 import { marketplaceOAuthRoutes } from './routes/marketplace-oauth.routes.ts';
+import { repositoriesRoutes } from './routes/repositories.routes.ts';
 import { sessionRoutes } from './routes/session.routes.ts';
 
 /** Builds dev-core's express app over one context. */
@@ -34,6 +35,7 @@ export function createApp(ctx: DevCoreContext): Express {
   app.use(marketplaceOAuthRoutes(ctx));
   app.use(commitLookupRoutes(ctx));
   app.use(directoryRoutes(ctx));
+  app.use(repositoriesRoutes(ctx));
   app.use((_req, res) => {
     res.status(404).json({ error: { code: 'not_found', message: 'no such endpoint' } });
   });

@@ -6,9 +6,16 @@ const CANONICAL_ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 const ulidSchema = z.string().regex(CANONICAL_ULID, 'must be a canonical ULID');
 const principalIdSchema = z.string().min(1).max(128);
 
+/**
+ * A repository's or branch's display name (a branch name as git spells it, `feature/x` included).
+ * Optional, so fixtures written without names still load and read back as written.
+ */
+const nameSchema = z.string().min(1).max(255).optional();
+
 const branchSchema = z.object({
   id: ulidSchema,
   state: z.enum(['active', 'deleted']),
+  name: nameSchema,
 });
 
 /** A full commit ID: 40 lowercase hexadecimal digits (SHA-1 object name). */
@@ -17,6 +24,7 @@ const commitShaSchema = z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-di
 const repositorySchema = z.object({
   id: ulidSchema,
   state: z.enum(['active', 'archived']),
+  name: nameSchema,
   branches: z.array(branchSchema).default([]),
   members: z.record(principalIdSchema, z.enum(['read', 'write'])).default({}),
   /** Commits the repository holds, for the commit look-up; optional so a fixture reads back as written. */
@@ -132,6 +140,11 @@ export const fixtureSchema = z
     reportDuplicates(fixture.organizations.map((o) => o.id), 'organization', ['organizations'], ctx);
     reportDuplicates(fixture.repositories.map((r) => r.id), 'repository', ['repositories'], ctx);
     reportDuplicates(fixture.repositories.flatMap((r) => r.branches.map((b) => b.id)), 'branch', ['repositories'], ctx);
+    // A name resolves to one live branch; deleted branches may share it with each other and with a live one.
+    fixture.repositories.forEach((repository, index) => {
+      const live = repository.branches.filter((b) => b.state === 'active' && b.name !== undefined).map((b) => b.name!);
+      reportDuplicates(live, 'active branch name', ['repositories', index, 'branches'], ctx);
+    });
     reportDuplicates(fixture.bots.map((b) => b.id), 'bot', ['bots'], ctx);
     reportDuplicates((fixture.apps ?? []).map((a) => a.clientId), 'app', ['apps'], ctx);
     reportDuplicates((fixture.installations ?? []).map((i) => `${i.clientId}/${i.userId}`), 'installation', ['installations'], ctx);
