@@ -59,10 +59,14 @@ export interface BotOptions {
   ackIntervalMs?: number;
   /**
    * Runs of the handler for one notification before the runner gives up on it, reports it to
-   * `onHandlerError` and goes on with the next one. @defaultValue 3
+   * `onHandlerError` and goes on with the next one. A run that failed because the service could
+   * not be reached or was unavailable (`ChatNetworkError`, or 429, 502, 503, 504 after the client's
+   * retries, also as a `cause`) counts none: the handler runs again, after a pause that doubles up
+   * to 5 s, until the service answers or the bot stops, so a restart of the service skips no
+   * mention. @defaultValue 3
    */
   maxHandlerAttempts?: number;
-  /** Pause before running a failed handler again, doubled per attempt. @defaultValue 500 */
+  /** Pause before running a failed handler again, doubled per attempt (and per wait for the service). @defaultValue 500 */
   handlerRetryDelayMs?: number;
   /**
    * Told of a notification whose handler failed `maxHandlerAttempts` times; it is acknowledged with

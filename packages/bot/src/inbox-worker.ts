@@ -1,5 +1,6 @@
-import { ChatTokenRejectedError, type AppendMessageRequest, type ChatClient, type NotificationResponse, type StreamOptions } from '@chat/client';
+import type { AppendMessageRequest, ChatClient, NotificationResponse, StreamOptions } from '@chat/client';
 import type { BotContext, BotHandler, BotLogger } from './bot-options.ts';
+import { runHandlerAttempts, type HandlerAttemptPolicy } from './handler-attempts.ts';
 import { InboxAcknowledger } from './inbox-acknowledger.ts';
 import type { MessageLocator } from './message-locator.ts';
 import { replyIdempotencyKey } from './reply-key.ts';
@@ -11,17 +12,10 @@ export interface InboxWorkerDeps {
   handler: BotHandler;
   logger: BotLogger;
   ack: { every: number; intervalMs: number };
-  handlerAttempts: { max: number; delayMs: number };
+  handlerAttempts: HandlerAttemptPolicy;
   onHandlerError: (error: unknown, notification: NotificationResponse) => void;
   stream: Omit<StreamOptions, 'signal'>;
 }
-
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 /**
  * One repository's inbox, handled in order: reads the acknowledged checkpoint, streams the
@@ -60,28 +54,14 @@ export async function runInboxWorker(deps: InboxWorkerDeps, repositoryId: string
   }
 }
 
-/**
- * Runs the handler for one notification until it succeeds or the attempts run out (true: the
- * notification is done with), or the bot stops between two attempts (false).
- */
+/** Runs the handler for one notification as `runHandlerAttempts` describes, reporting through the logger. */
 async function handleWithRetries(deps: InboxWorkerDeps, notification: NotificationResponse, stopping: AbortSignal): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await handleOnce(deps, notification, stopping);
-      return true;
-    } catch (error) {
-      // A refused token is no fault of this notification: the bot stops with it unacknowledged
-      // rather than passing it over after the retries.
-      if (error instanceof ChatTokenRejectedError) throw error;
-      if (attempt >= deps.handlerAttempts.max) {
-        deps.onHandlerError(error, notification);
-        return true;
-      }
-      deps.logger.warn?.('handler failed; running it again', { notificationId: notification.notificationId, attempt, error: String(error) });
-      await pause(deps.handlerAttempts.delayMs * 2 ** (attempt - 1), stopping);
-      if (stopping.aborted) return false;
-    }
-  }
+  const { notificationId } = notification;
+  return runHandlerAttempts(() => handleOnce(deps, notification, stopping), deps.handlerAttempts, stopping, {
+    retrying: (error, attempt) => deps.logger.warn?.('handler failed; running it again', { notificationId, attempt, error: String(error) }),
+    waitingForService: (error) => deps.logger.warn?.('the service is unavailable; the handler runs again until it answers', { notificationId, error: String(error) }),
+    givingUp: (error) => deps.onHandlerError(error, notification),
+  });
 }
 
 async function handleOnce(deps: InboxWorkerDeps, notification: NotificationResponse, stopping: AbortSignal): Promise<void> {
