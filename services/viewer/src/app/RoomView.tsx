@@ -9,6 +9,7 @@ import { MessageItem } from './MessageItem.tsx';
 import { RoomTimeline, type TimelineTarget } from './room-timeline.ts';
 import { messageHash } from './route.ts';
 import type { ReturnPosition } from './session.ts';
+import type { SeenPositions } from './unread.ts';
 
 interface Props {
   config: ViewerConfig;
@@ -17,6 +18,10 @@ interface Props {
   /** The signed-in person, whose mentions are marked more strongly. */
   userId: string;
   room: RoomRef;
+  /** The room's names from core's list, for its header. */
+  title: { repository: string; branch: string | undefined };
+  /** Where the person last was in each room: the divider is placed by it, and moved on by what is on screen. */
+  seen: SeenPositions | undefined;
   /** A message to show (a jump from the inbox or an address), or a position to restore after sign-in. */
   focus: { messageId?: string | undefined; anchorOffset?: number | undefined } | undefined;
   /** The message the address names (a permalink or an inbox jump): the room opens around it. */
@@ -48,7 +53,7 @@ function connectionText(status: StreamStatus | undefined): { text: string; tone:
   }
 }
 
-export function RoomView({ config, client, coreAccessToken, userId, room, focus, link, announce, onAccessLost, registerPosition }: Props) {
+export function RoomView({ config, client, coreAccessToken, userId, room, title: names, seen, focus, link, announce, onAccessLost, registerPosition }: Props) {
   const list = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const olderAnchor = useRef<{ id: string; top: number } | undefined>(undefined);
@@ -92,6 +97,38 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
     });
     return () => registerPosition(undefined);
   }, [timeline]);
+
+  /** The last position seen before this opening; the "new messages" divider stays by it while the room is open. */
+  const seenAtOpen = useMemo(() => seen?.get(room), [timeline]);
+
+  /**
+   * Records the newest message on screen as seen, when it is newer than the position recorded: later in
+   * this run than the recorded message, or, on the run that reaches the newest message, any message
+   * when the recorded one is older than the whole run.
+   */
+  const recordSeen = () => {
+    const view = list.current;
+    if (!seen || !view || timeline.phase.value !== 'ready') return;
+    const shown = timeline.messages.value;
+    const cursorOf = timeline.cursors.value;
+    const bottom = view.getBoundingClientRect().bottom;
+    let newest = -1;
+    for (let i = shown.length - 1; i >= 0; i--) {
+      const item = view.querySelector<HTMLElement>(`#m-${shown[i]!.messageId}`);
+      if (item && item.getBoundingClientRect().top < bottom && cursorOf.has(shown[i]!.messageId)) {
+        newest = i;
+        break;
+      }
+    }
+    const recorded = seen.get(room);
+    if (newest < 0) {
+      if (shown.length === 0 && recorded === undefined) seen.set(room, undefined);
+      return;
+    }
+    const recordedIndex = recorded ? shown.findIndex((m) => cursorOf.get(m.messageId) === recorded) : -1;
+    const newer = recordedIndex >= 0 ? newest > recordedIndex : recorded === undefined || recorded === '' || !timeline.hasNewer.value;
+    if (newer) seen.set(room, cursorOf.get(shown[newest]!.messageId));
+  };
 
   const phase = timeline.phase.value;
   const messages = timeline.messages.value;
@@ -151,6 +188,11 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
     if (following.current) view.scrollTop = view.scrollHeight;
   }, [messages]);
 
+  // After the view settles on new messages (its first page, a live one, a page read), what is on screen is seen.
+  useEffect(() => {
+    if (phase === 'ready') recordSeen();
+  }, [phase, messages, cursors]);
+
   /** Reads the page before the first message shown, keeping that message where it is on screen. */
   const loadOlder = () => {
     const first = messages[0];
@@ -180,12 +222,18 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
   // On a permalink's page the stream waits until the newest message is read.
   const connection = hasNewer ? { text: 'Earlier history', tone: 'pending' } : connectionText(timeline.connection.value);
   const failure = timeline.failure.value;
-  const title = room.branchId ? `Branch room ${room.branchId}` : `Repository room ${room.repositoryId}`;
+  const title = names.branch === undefined ? names.repository : `${names.repository} · ${names.branch}`;
+  // The divider goes above the first message after the one last seen; a room seen empty has all unread.
+  const seenIndex = seenAtOpen ? messages.findIndex((m) => cursors.get(m.messageId) === seenAtOpen) : -1;
+  const firstUnread = seenAtOpen === '' ? messages[0]?.messageId : seenIndex >= 0 ? messages[seenIndex + 1]?.messageId : undefined;
 
   return (
     <section class="room" aria-labelledby="room-title">
       <header class="room-head">
-        <h2 id="room-title">{title}</h2>
+        <h2 id="room-title">
+          {title}
+        </h2>
+        <span class="room-kind">{names.branch === undefined ? 'repository room' : 'branch room'}</span>
         {sealed ? <span class="badge badge-sealed">Sealed · read-only</span> : null}
         <span class={`badge connection connection-${connection.tone}`} role="status" data-state={hasNewer ? 'history' : (timeline.connection.value?.state ?? 'connecting')}>
           {connection.text}
@@ -212,23 +260,30 @@ export function RoomView({ config, client, coreAccessToken, userId, room, focus,
           const below = view.scrollHeight - view.scrollTop - view.clientHeight;
           following.current = !timeline.hasNewer.value && below < FOLLOW_SLACK_PX;
           if (following.current) newBelow.value = 0;
+          recordSeen();
           if (view.scrollTop < PAGE_AHEAD_PX) loadOlder();
           if (below < PAGE_AHEAD_PX) void timeline.loadNewer();
         }}
       >
         {phase === 'loading' ? <p class="loading">Loading messages…</p> : null}
         {phase === 'ready' && hasOlder ? (
-          <button type="button" class="load-older" onClick={loadOlder} disabled={timeline.loadingOlder.value}>
+          // Not disabled while a page is read: a second press is simply nothing, and focus stays on the button.
+          <button type="button" class="load-older" onClick={loadOlder} aria-busy={timeline.loadingOlder.value}>
             {timeline.loadingOlder.value ? 'Loading older messages…' : 'Load older messages'}
           </button>
         ) : null}
         {phase === 'ready' && messages.length === 0 ? <p class="empty">No messages yet.</p> : null}
         <ol class="messages">
-          {messages.map((message) => (
+          {messages.map((message) => [
+            message.messageId === firstUnread ? (
+              <li key="new-messages" class="new-messages" role="separator" aria-label="New messages">
+                New messages
+              </li>
+            ) : null,
             <MessageItem key={message.messageId} message={message} resolver={resolver} commitHref={commitHref} highlighted={highlighted.value === message.messageId}
               permalink={`${location.origin}/${messageHash(room, message.messageId, cursors.get(message.messageId))}`}
-              onCopyLink={copyLink} selfId={userId} />
-          ))}
+              onCopyLink={copyLink} selfId={userId} />,
+          ])}
         </ol>
       </div>
       {hasNewer ? (
