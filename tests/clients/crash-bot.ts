@@ -1,13 +1,16 @@
 /**
- * The bot the crash test SIGKILLs again and again (`bot-crash.test.ts`): a runBot whose handler
+ * The bot the crash test SIGKILLs again and again (`bot-crash.test.ts`), and that the restart test
+ * keeps running across restarts of the service (`restart-under-clients.test.ts`): a runBot whose handler
  * replies `re <messageId>` to every mention, pausing a random moment before and after the reply so
  * kills land between reading, replying and acknowledging. One stdout line per handled notification
  * (`handled <notificationId> created|replayed`), `stopped` after a clean stop.
  *
- * Environment: CHAT_URL, CHAT_TOKEN, BOT_REPOSITORIES (comma-separated), BOT_ACK_EVERY,
+ * Environment: CHAT_URL, CHAT_TOKEN or CHAT_TOKEN_FILE (read again whenever the service refuses the
+ * token, as the README's bot does), BOT_REPOSITORIES (comma-separated), BOT_ACK_EVERY,
  * BOT_MAX_PAUSE_MS, and BOT_HANDLER_DELAY_MS (a fixed wait before each reply, after a `handling
  * <notificationId>` line, so a signal can be sent while a handler is in hand).
  */
+import { readFile } from 'node:fs/promises';
 import { runBot } from '@chat/bot';
 
 const env = (name: string) => {
@@ -18,10 +21,11 @@ const env = (name: string) => {
 const maxPause = Number(process.env.BOT_MAX_PAUSE_MS ?? '5');
 const handlerDelay = Number(process.env.BOT_HANDLER_DELAY_MS ?? '0');
 const pause = () => new Promise((r) => setTimeout(r, Math.random() * maxPause));
+const tokenFile = process.env.CHAT_TOKEN_FILE;
 
 const bot = runBot({
   baseUrl: env('CHAT_URL'),
-  token: env('CHAT_TOKEN'),
+  token: tokenFile ? () => readFile(tokenFile, 'utf8') : env('CHAT_TOKEN'),
   repositories: env('BOT_REPOSITORIES').split(','),
   ackEvery: Number(process.env.BOT_ACK_EVERY ?? '20'),
   ackIntervalMs: 1000,

@@ -9,6 +9,17 @@ export interface ChatProcessOptions {
   env?: Record<string, string>;
   /** Name in failure messages. @defaultValue 'chat' */
   name?: string;
+  /**
+   * The API's and dev-core's ports, e.g. those of the process this one replaces: tokens name their
+   * issuer by dev-core's URL, so a restart keeps them valid only on the same dev-core port.
+   * @defaultValue two free ports
+   */
+  ports?: { port: number; devCorePort: number };
+  /**
+   * The embedded database's folder, owned by the caller and left in place by `stop` (a restart on
+   * the same DATA_DIR). @defaultValue a fresh temporary folder, removed by `stop`
+   */
+  dataDir?: string;
 }
 
 export interface ChatProcess {
@@ -16,18 +27,24 @@ export interface ChatProcess {
   url: string;
   /** Base URL of the core it uses (its embedded dev-core unless CORE_URL was given). */
   coreUrl: string;
+  /** The ports it listens on, to start a successor on. */
+  ports: { port: number; devCorePort: number };
+  /** Its DATA_DIR. */
+  dataDir: string;
   service: ChildService;
   stop(): Promise<void>;
 }
 
 /**
  * Starts one all-in-one process (`services/all-in-one/src/main.ts`) on free ports, with its
- * embedded database in a fresh folder, and waits until `GET /v1/openapi.json` answers 200.
+ * embedded database in a fresh folder (or on the given ports and folder), and waits until
+ * `GET /v1/openapi.json` answers 200.
  */
 export async function startChatProcess(options: ChatProcessOptions = {}): Promise<ChatProcess> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'chat-e2e-'));
-  const port = await freePort();
-  const devCorePort = await freePort();
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'chat-e2e-')));
+  const port = options.ports?.port ?? (await freePort());
+  const devCorePort = options.ports?.devCorePort ?? (await freePort());
   const service = new ChildService({
     name: options.name ?? 'chat',
     script: 'services/all-in-one/src/main.ts',
@@ -43,13 +60,13 @@ export async function startChatProcess(options: ChatProcessOptions = {}): Promis
   });
   const stop = async () => {
     await service.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
   };
   try {
     const url = `http://127.0.0.1:${port}`;
     await service.waitUntil(async () => (await fetch(`${url}/v1/openapi.json`)).status === 200);
     const core = await service.waitForOutput(/^core:\s+(\S+)$/m, 10_000);
-    return { url, coreUrl: core[1]!, service, stop };
+    return { url, coreUrl: core[1]!, ports: { port, devCorePort }, dataDir, service, stop };
   } catch (err) {
     await stop();
     throw err;
