@@ -163,8 +163,9 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
     const alice = await personAt(browser);
     const bob = await personAt(browser);
     try {
-      // u_alice and u_bob of the demo fixture: its first room is the demo repository, whose readers core lists.
-      await Promise.all([signInByClicking(alice.page, chat.url, 'u_alice'), signInByClicking(bob.page, chat.url, 'u_bob')]);
+      // u_alice and u_bob of the demo fixture, in the demo repository's room, whose readers core lists.
+      const demoHash = `#/r/${demoRoom.repositoryId}`;
+      await Promise.all([signInTo(alice.page, chat.url, demoHash, 'u_alice'), signInTo(bob.page, chat.url, demoHash, 'u_bob')]);
       const bobToken = await core.mintToken({ type: 'human', subjectId: 'u_bob' });
       const inbox = await api.send<{ items: { acknowledged: boolean }[] }>({ method: 'GET', path: `/v1/repositories/${demoRoom.repositoryId}/inbox?limit=200`, headers: { authorization: `Bearer ${bobToken}` } });
       const unreadBefore = inbox.body.items.filter((n) => !n.acknowledged).length;
