@@ -62,7 +62,7 @@ describe('viewer: distributed deployment, a gateway killed mid-stream and access
       await Promise.all(people.map(({ page, userId }) => signInByClicking(page, edge.url, userId)));
       for (const { page, problems } of people) {
         expect(page.url()).to.equal(`${edge.url}/#/r/${DEMO_REPOSITORY}`);
-        expect(await page.locator('nav.rooms a[aria-current="page"]').textContent()).to.equal('demo repository');
+        expect(await page.locator('nav.rooms a[aria-current="page"]').textContent()).to.equal('acme/web');
         expect(problems).to.deep.equal([]);
       }
       await signOutAndBackIn(people[0]!.page, 'u_alice');

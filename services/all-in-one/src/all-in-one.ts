@@ -48,7 +48,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   await notifier.start();
 
   let url = '';
-  const viewer = createViewerRoutes(() => viewerConfig({ url, coreUrl, demo: devCore !== undefined && !config.devCore.fixturePath }));
+  const viewer = createViewerRoutes(() => viewerConfig({ url, coreUrl }));
   // Stream GETs are read off the socket by the gateway's own front (held streams keep no Node request
   // or response); every other request goes through the one entry: fast routes first, then express.
   const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes, ...viewer], api.app), config.http.port, config.http.host, config.http.limits, (server) =>

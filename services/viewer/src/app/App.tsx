@@ -3,13 +3,16 @@ import { useEffect, useMemo, useRef } from 'preact/hooks';
 import type { NotificationResponse } from '@chat/client';
 import { createChatClient } from './chat.ts';
 import { loadConfig, type ViewerConfig } from './config.ts';
+import { configuredRepositories, fetchCoreRepositories, landingRoom, resolveBranchHash, roomsOf, roomTitle, type CoreRepository } from './core-rooms.ts';
 import { describeError } from './error-text.ts';
 import { InboxFeed } from './inbox-feed.ts';
 import { InboxPanel } from './InboxPanel.tsx';
+import { RoomList } from './RoomList.tsx';
 import { RoomView } from './RoomView.tsx';
-import { currentHash, navigate, parseHash, roomHash } from './route.ts';
+import { currentHash, navigate, parseBranchNameHash, parseHash, roomHash } from './route.ts';
 import { beginSignIn, completeSignIn, currentSession, isCallback, signOut, type ReturnPosition, type Session } from './session.ts';
 import { SignIn } from './SignIn.tsx';
+import { SeenPositions, UnreadCounts } from './unread.ts';
 
 type Screen = { kind: 'starting' } | { kind: 'sign-in'; notice?: string | undefined } | { kind: 'signed-in'; session: Session } | { kind: 'broken'; text: string };
 
@@ -28,6 +31,9 @@ export function App() {
   const busy = useSignal(false);
   const focus = useSignal<{ messageId?: string | undefined; anchorOffset?: number | undefined } | undefined>(undefined);
   const inboxOpen = useSignal(false);
+  /** The rooms of the list: core's, or the configured ones when core's cannot be read; undefined while read. */
+  const repositories = useSignal<CoreRepository[] | undefined>(undefined);
+  const unresolvedBranch = useSignal<string | undefined>(undefined);
   const positionReader = useRef<(() => Omit<ReturnPosition, 'hash'>) | undefined>(undefined);
   const savedPosition = useRef<ReturnPosition | undefined>(undefined);
 
@@ -83,11 +89,46 @@ export function App() {
     return createChatClient(config.value, session, reauthorize);
   }, [session, config.value]);
 
-  const route = parseHash(currentHash.value);
-  const defaultRoom = config.value?.rooms[0];
   useEffect(() => {
-    if (session && !route.room && defaultRoom) history.replaceState(null, '', roomHash(defaultRoom)), (currentHash.value = location.hash);
-  }, [session, route.room, defaultRoom]);
+    repositories.value = undefined;
+    if (!session || !config.value) return;
+    const fallback = configuredRepositories(config.value.rooms);
+    if (!session.coreAccessToken) {
+      repositories.value = fallback;
+      return;
+    }
+    let current = true;
+    fetchCoreRepositories(config.value.coreUrl, session.coreAccessToken).then(
+      (listed) => current && (repositories.value = listed),
+      () => current && (repositories.value = fallback),
+    );
+    return () => void (current = false);
+  }, [session, config.value]);
+
+  // A branch named in the address (`#/r/<id>/branch/<name>`) opens by the ID core resolves it to.
+  const named = parseBranchNameHash(currentHash.value);
+  useEffect(() => {
+    unresolvedBranch.value = undefined;
+    if (!named || !session?.coreAccessToken || !config.value) return;
+    const asked = currentHash.value;
+    void resolveBranchHash(config.value.coreUrl, session.coreAccessToken, named.repositoryId, named.name).then((hash) => {
+      if (location.hash !== asked) return;
+      if (hash) history.replaceState(null, '', hash), (currentHash.value = location.hash);
+      else unresolvedBranch.value = named.name;
+    });
+  }, [session, currentHash.value]);
+
+  const route = parseHash(currentHash.value);
+  const defaultRoom = repositories.value ? landingRoom(repositories.value) : undefined;
+  useEffect(() => {
+    if (session && !route.room && !named && defaultRoom) history.replaceState(null, '', roomHash(defaultRoom)), (currentHash.value = location.hash);
+  }, [session, route.room, defaultRoom?.repositoryId]);
+
+  const unread = useMemo(() => (client && session ? new UnreadCounts(client, new SeenPositions(session.userId)) : undefined), [client]);
+  useEffect(() => () => unread?.close(), [unread]);
+  useEffect(() => {
+    if (unread && repositories.value) unread.watch(roomsOf(repositories.value), route.room);
+  }, [unread, repositories.value, route.room ? roomHash(route.room) : '']);
   useEffect(() => {
     if (route.messageId) focus.value = { messageId: route.messageId };
   }, [route.messageId]);
@@ -150,21 +191,7 @@ export function App() {
         </button>
       </header>
       <div class="layout">
-        <nav class="rooms" aria-label="Rooms">
-          <ul>
-            {config.value.rooms.map((r) => {
-              const hash = roomHash({ repositoryId: r.repositoryId, branchId: r.branchId ?? null });
-              const active = route.room && roomHash(route.room) === hash;
-              return (
-                <li key={hash}>
-                  <a href={hash} aria-current={active ? 'page' : undefined}>
-                    {r.label}
-                  </a>
-                </li>
-              );
-            })}
-          </ul>
-        </nav>
+        <RoomList repositories={repositories.value} open={route.room} unread={unread?.counts.value ?? new Map()} />
         <main id="main" class="main">
           {route.room ? (
             <RoomView
@@ -176,11 +203,19 @@ export function App() {
               coreAccessToken={current.session.coreAccessToken}
               userId={current.session.userId}
               room={route.room}
+              title={roomTitle(repositories.value, route.room)}
+              seen={unread?.seen}
               focus={focus.value}
               announce={announce}
               onAccessLost={onAccessLost}
               registerPosition={(read) => (positionReader.current = read)}
             />
+          ) : unresolvedBranch.value !== undefined ? (
+            <p class="empty" role="alert">
+              Core knows no branch named “{unresolvedBranch.value}” in this repository that you can read.
+            </p>
+          ) : named ? (
+            <p class="loading">Finding the branch…</p>
           ) : (
             <p class="empty">Open a room from the list.</p>
           )}

@@ -27,6 +27,26 @@ export function parseHash(hash: string): Route {
   return { room: { repositoryId: match[1]!, branchId: match[2] ?? null }, messageId: match[3] ?? match[5], cursor: match[4] };
 }
 
+const BRANCH_NAME_HASH = new RegExp(`^#/r/(${ULID})/branch/([^/?#]+)$`);
+
+/**
+ * `#/r/<repositoryId>/branch/<branch name, URL-encoded>`: a branch room named by its branch's name,
+ * which core resolves to the branch ID (a name can move to a new branch; the ID form cannot).
+ */
+export function parseBranchNameHash(hash: string): { repositoryId: string; name: string } | undefined {
+  const match = BRANCH_NAME_HASH.exec(hash);
+  if (!match) return undefined;
+  try {
+    return { repositoryId: match[1]!, name: decodeURIComponent(match[2]!) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function branchNameHash(repositoryId: string, name: string): string {
+  return `#/r/${repositoryId}/branch/${encodeURIComponent(name)}`;
+}
+
 export function roomHash(room: RoomRef, messageId?: string): string {
   return `#/r/${room.repositoryId}${room.branchId ? `/b/${room.branchId}` : ''}${messageId ? `?m=${messageId}` : ''}`;
 }

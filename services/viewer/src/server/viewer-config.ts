@@ -1,4 +1,4 @@
-/** A room the viewer lists on its start screen. */
+/** A configured room, listed when core's list of the person's repositories cannot be read. */
 export interface ViewerRoom {
   repositoryId: string;
   branchId?: string;
@@ -22,7 +22,7 @@ export interface ViewerConfig {
   redirectUri: string;
   /** A commit page at core, with `{repositoryId}` and `{sha}` filled in by the page. */
   commitUrlTemplate: string;
-  /** Rooms offered on the start screen; any other room opens by its address. */
+  /** Rooms listed when core's list (the repositories the person reads) cannot be read. */
   rooms: ViewerRoom[];
 }
 

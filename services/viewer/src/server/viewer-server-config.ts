@@ -35,7 +35,7 @@ export const ViewerEnvSchema = z.object({
   VIEWER_CORE_URL: httpsOrLoopback.describe("core's public base URL as a browser reaches it: the handoff bridge, the token exchange and commit pages"),
   VIEWER_CLIENT_ID: z.string().min(1).default('chat-viewer').describe("the viewer's marketplace `client_id` at core"),
   VIEWER_COMMIT_URL_TEMPLATE: z.string().url().optional().describe('a commit page with `{repositoryId}` and `{sha}`; default `<VIEWER_CORE_URL>/repositories/{repositoryId}/commits/{sha}`'),
-  VIEWER_ROOMS: rooms.default([]).describe('JSON array of `{repositoryId, branchId?, label}` offered on the start screen'),
+  VIEWER_ROOMS: rooms.default([]).describe('JSON array of `{repositoryId, branchId?, label}` listed when the room list from core cannot be read'),
 });
 
 export interface ViewerServerConfig {
