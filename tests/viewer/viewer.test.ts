@@ -93,10 +93,12 @@ describe('viewer: the all-in-one serves it, a browser signs in and reads rooms l
       expect(authorize.searchParams.get('state')).to.match(/^[A-Za-z0-9_-]{43}$/);
       expect(authorize.searchParams.get('redirect_uri')).to.equal(`${chat.url}/callback`);
       expect(page.url(), 'no code or state left in the address').to.equal(`${chat.url}/${repositoryHash()}`);
-      const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('chat-viewer.session'), local: localStorage.length, cookie: document.cookie }));
+      const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('chat-viewer.session'), local: Object.entries(localStorage), cookie: document.cookie }));
       const token = (JSON.parse(stored.session!) as { accessToken: string }).accessToken;
       expect(token).to.match(/^eyJ/);
-      expect(stored.local, 'nothing in local storage').to.equal(0);
+      // Local storage keeps only where the person last was in each room, never a credential.
+      expect(stored.local.map(([key]) => key), 'only seen positions in local storage').to.deep.equal([`chat-viewer.seen.${scenario.users.writer}`]);
+      expect(stored.local.filter(([, value]) => value.includes(token) || /eyJ/.test(value)), 'no token in local storage').to.deep.equal([]);
       expect(stored.cookie).to.equal('');
       expect(urls.filter((u) => u.includes(token)), 'the token in no URL').to.deep.equal([]);
       expect(await page.locator('.user').textContent()).to.equal(scenario.users.writer);
