@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import type { RoomRef } from '@chat/client';
-import { displayName, type CoreRepository } from './core-rooms.ts';
+import { displayName, filterRooms, type CoreRepository } from './core-rooms.ts';
 import { roomHash } from './route.ts';
 import { unreadText } from './unread.ts';
 
@@ -30,19 +30,12 @@ function RoomLink({ hash, label, open, unread, note }: { hash: string; label: st
 
 /**
  * The rooms the person can read, from core: each repository's room, and under it its branch rooms by
- * name. Typing in the filter keeps the repositories whose name matches (with all their branches) and
- * the branches whose name matches (under their repository), ignoring case.
+ * name, narrowed by the filter box as the person types ({@link filterRooms}).
  */
 export function RoomList({ repositories, open, unread }: Props) {
   const filter = useSignal('');
   const openHash = open ? roomHash(open) : undefined;
-  const needle = filter.value.trim().toLowerCase();
-  const matches = (text: string) => text.toLowerCase().includes(needle);
-  const shown = (repositories ?? []).flatMap((repository) => {
-    const whole = needle === '' || matches(displayName(repository));
-    const branches = whole ? repository.branches : repository.branches.filter((b) => matches(displayName(b)));
-    return whole || branches.length > 0 ? [{ repository, branches }] : [];
-  });
+  const shown = filterRooms(repositories ?? [], filter.value);
 
   return (
     <nav class="rooms" aria-label="Rooms">

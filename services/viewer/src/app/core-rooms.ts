@@ -36,6 +36,20 @@ export function roomTitle(repositories: readonly CoreRepository[] | undefined, r
   };
 }
 
+/**
+ * The list narrowed to `text`, ignoring case and surrounding blanks: a repository whose name holds it
+ * keeps all its branches; otherwise only the branches whose name holds it, under their repository.
+ */
+export function filterRooms(repositories: readonly CoreRepository[], text: string): { repository: CoreRepository; branches: CoreBranch[] }[] {
+  const needle = text.trim().toLowerCase();
+  const matches = (entry: { id: string; name: string | null }) => displayName(entry).toLowerCase().includes(needle);
+  return repositories.flatMap((repository) => {
+    const whole = needle === '' || matches(repository);
+    const branches = whole ? repository.branches : repository.branches.filter(matches);
+    return whole || branches.length > 0 ? [{ repository, branches }] : [];
+  });
+}
+
 /** Every room of the list, repository room first, then its branch rooms, as `RoomRef`s keyed by their address. */
 export function roomsOf(repositories: readonly CoreRepository[]): RoomRef[] {
   return repositories.flatMap((r) => [{ repositoryId: r.id, branchId: null }, ...r.branches.map((b) => ({ repositoryId: r.id, branchId: b.id }))]);
