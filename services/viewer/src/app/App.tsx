@@ -109,7 +109,11 @@ export function App() {
   const named = parseBranchNameHash(currentHash.value);
   useEffect(() => {
     unresolvedBranch.value = undefined;
-    if (!named || !session?.coreAccessToken || !config.value) return;
+    if (!named || !session || !config.value) return;
+    if (!session.coreAccessToken) {
+      unresolvedBranch.value = named.name;
+      return;
+    }
     const asked = currentHash.value;
     void resolveBranchHash(config.value.coreUrl, session.coreAccessToken, named.repositoryId, named.name).then((hash) => {
       if (location.hash !== asked) return;
@@ -129,9 +133,16 @@ export function App() {
   useEffect(() => {
     if (unread && repositories.value) unread.watch(roomsOf(repositories.value), route.room);
   }, [unread, repositories.value, route.room ? roomHash(route.room) : '']);
+  const roomKey = route.room ? roomHash(route.room) : undefined;
+  const lastAddress = useRef<{ room?: string | undefined; messageId?: string | undefined }>({});
   useEffect(() => {
+    const last = lastAddress.current;
+    lastAddress.current = { room: roomKey, messageId: route.messageId };
     if (route.messageId) focus.value = { messageId: route.messageId };
-  }, [route.messageId]);
+    // A message to show belongs to the address that named it, and a position restored after a
+    // sign-in to its room: leaving either drops it, or the next room would look for it page by page.
+    else if ((last.room !== undefined && last.room !== roomKey) || last.messageId !== undefined) focus.value = undefined;
+  }, [roomKey, route.messageId]);
 
   // Chat refused this sign-in (401: expired, revoked, or not a token it takes; or 403 on reading the
   // room): the tab's session is dropped and the person is back at sign-in, which returns here.
