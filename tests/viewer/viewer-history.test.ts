@@ -142,7 +142,7 @@ describe('viewer: a big room opens at its newest message, older history on scrol
     }
   });
 
-  it('every message has a link that copies its permalink; opened in a fresh browser, it lands on the oldest message, highlighted, after sign-in', async () => {
+  it('every message has a link that copies its permalink; opened in a fresh browser, it lands on the oldest message, highlighted, after sign-in; the room itself then opens at its newest', async () => {
     const first = await personAt(browser);
     let permalink = '';
     try {
@@ -188,6 +188,14 @@ describe('viewer: a big room opens at its newest message, older history on scrol
       expect(reads.length).to.be.at.most(3);
       expect(reads.some((r) => /[?&]at=/.test(r))).to.equal(true);
       expect((await view(page)).rendered).to.be.at.most(100);
+
+      // Leaving the permalink for the room itself opens it at its newest message, live again.
+      const newest = (await api.send<{ items: { bodyMarkdown: string }[] }>({ method: 'GET', path: `/v1/repositories/${scenario.repositoryId}/branches/${scenario.branchId}/room/history?limit=1`, headers: { authorization: `Bearer ${await actors.reader()}` } })).body.items[0]!;
+      await page.locator(`nav.rooms a[href="${hash()}"]`).click();
+      await waitLive(page);
+      await page.locator('li.message', { hasText: newest.bodyMarkdown }).waitFor();
+      await page.waitForTimeout(300);
+      expect((await view(page)).last).to.equal(newest.bodyMarkdown);
       expect(problems).to.deep.equal([]);
     } finally {
       await context.close();
