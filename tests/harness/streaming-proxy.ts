@@ -22,9 +22,9 @@ export function proxyRequest(req: IncomingMessage, res: ServerResponse, target: 
   req.pipe(upstream);
 }
 
-/** Listens on a free loopback port and answers the server's base URL. */
-export async function listenOnLoopback(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
+/** Listens on `port` of 127.0.0.1 (0: a free one) and answers the server's base URL. */
+export async function listenOnLoopback(server: Server, port = 0): Promise<string> {
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');

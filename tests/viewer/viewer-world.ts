@@ -120,7 +120,14 @@ export class ViewerEdge {
   url = '';
 
   constructor(
-    private readonly targets: { apiUrl: string; gatewayUrl: string; coreUrl: string; rooms?: ViewerRoom[] },
+    private readonly targets: {
+      apiUrl: string;
+      gatewayUrl: string;
+      coreUrl: string;
+      rooms?: ViewerRoom[];
+      /** The edge's port on 127.0.0.1. @defaultValue a port the system picks */
+      port?: number;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -135,7 +142,7 @@ export class ViewerEdge {
       }),
     );
     this.server = server;
-    this.url = await listenOnLoopback(server);
+    this.url = await listenOnLoopback(server, this.targets.port);
   }
 
   async stop(): Promise<void> {
