@@ -1,5 +1,6 @@
 /**
- * Takes the README's screenshots of the viewer (sign-in, a room, the `@` picker, the inbox, a 360 px phone) with
+ * Takes the README's screenshots of the viewer (sign-in, a room, the `@` picker, the inbox, a permalink's
+ * highlighted message, a 360 px phone) with
  * Debian's Chromium against a fresh all-in-one with dev-core's demo fixture, and writes them to
  * `docs/viewer-*.png`. Run with `pnpm --filter @chat/viewer screenshots` after `pnpm build`.
  */
@@ -95,8 +96,16 @@ try {
     await page.getByRole('button', { name: /Inbox/ }).click();
     await page.getByRole('heading', { name: /Inbox/ }).waitFor();
     await shoot(page, 'inbox');
-    await page.setViewportSize({ width: 360, height: 740 });
     await page.getByRole('button', { name: 'Close the inbox' }).click();
+    // A permalink opened: the room around the message it names, that message highlighted.
+    const permalink = await page.locator('li.message', { hasText: 'the build' }).locator('a.permalink').getAttribute('href');
+    if (!permalink) throw new Error('the message has no permalink');
+    await page.goto(permalink);
+    await page.locator('li.message.highlighted').waitFor();
+    await shoot(page, 'permalink');
+    await page.goto(`${url}/#/r/${REPOSITORY}`);
+    await page.locator('.connection[data-state="open"]').waitFor({ timeout: 60_000 });
+    await page.setViewportSize({ width: 360, height: 740 });
     await shoot(page, '360');
   } finally {
     await browser.close();
