@@ -104,7 +104,22 @@ export class ApiClient {
     this.agent.destroy();
   }
 
-  private exchange<T>(req: ApiRequest): Promise<ApiResponse<T>> {
+  /**
+   * One exchange, sent once more when it failed on a kept-alive socket the server closed as the
+   * request went out (its keep-alive time ran out while the socket sat idle in the pool): the server
+   * never read that request, so sending it again is what any HTTP client does (Node's docs on
+   * `request.reusedSocket`).
+   */
+  private async exchange<T>(req: ApiRequest): Promise<ApiResponse<T>> {
+    try {
+      return await this.exchangeOnce<T>(req);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      return this.exchangeOnce<T>(req);
+    }
+  }
+
+  private exchangeOnce<T>(req: ApiRequest): Promise<ApiResponse<T>> {
     const url = new URL(this.baseUrl);
     const payload = req.json !== undefined ? Buffer.from(JSON.stringify(req.json), 'utf8') : req.raw !== undefined ? Buffer.from(req.raw) : undefined;
     const headers: Record<string, string | string[]> = {};
@@ -131,9 +146,19 @@ export class ApiClient {
           });
         },
       );
-      r.on('error', reject);
+      r.on('error', (error: NodeJS.ErrnoException) => {
+        const stale = r.reusedSocket && error.code === 'ECONNRESET';
+        reject(stale ? new StaleSocketError(error) : error);
+      });
       r.end(payload);
     });
+  }
+}
+
+/** A request that failed on a reused keep-alive socket before any answer came. */
+class StaleSocketError extends Error {
+  constructor(override readonly cause: Error) {
+    super(`stale keep-alive socket: ${cause.message}`);
   }
 }
 
