@@ -37,14 +37,16 @@ interface Answer {
 /** One raw HTTP/1.1 exchange on its own socket, so what the process writes is what the test sees. */
 async function exchange(port: number, head: string, body: Buffer = Buffer.alloc(0)): Promise<Answer> {
   const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  socket.write(head.replace(/\n/g, '\r\n') + '\r\n');
-  // A large body may be answered before it is all sent; the server drains it, the socket may close.
+  // A large body may be answered before it is all sent and the socket closed under it (EPIPE or a
+  // reset): what was answered is what counts, so the listener is there before any byte goes out.
   socket.on('error', () => undefined);
-  if (body.length > 0) socket.write(body);
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  await once(socket, 'close');
+  const closed = once(socket, 'close');
+  await once(socket, 'connect');
+  socket.write(head.replace(/\n/g, '\r\n') + '\r\n');
+  if (body.length > 0) socket.write(body);
+  await closed;
   const text = Buffer.concat(chunks).toString('utf8');
   const [rawHead, ...rest] = text.split('\r\n\r\n');
   const [statusLine, ...lines] = rawHead!.split('\r\n');
