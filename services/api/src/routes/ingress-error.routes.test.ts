@@ -42,7 +42,8 @@ async function exchange(port: number, head: string, body: Buffer = Buffer.alloc(
   socket.on('error', () => undefined);
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const closed = once(socket, 'close');
+  // Not events.once: it would reject on that 'error' instead of waiting for the close.
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   await once(socket, 'connect');
   socket.write(head.replace(/\n/g, '\r\n') + '\r\n');
   if (body.length > 0) socket.write(body);
