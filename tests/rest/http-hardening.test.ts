@@ -28,8 +28,11 @@ for (const mode of MODES) {
     it('invariant 7: an unknown route gives 404 in the error envelope', async () => {
       for (const path of ['/', '/v1', '/v1/', '/v2/repositories/01J00000000000000000000000/room', `/v1/repositories/${scenario.repositoryId}/rooms`, `/v1/repositories/${scenario.repositoryId}/room/messages/extra`, '/v1/openapi.yaml', '/%ZZ', '/v1/repositories']) {
         for (const method of ['GET', 'POST', 'DELETE']) {
-          // GET / is the viewer's page in the all-in-one, not an API route.
-          if (method === 'GET' && path === '/') continue;
+          // `/` is the viewer's page in the all-in-one, not an API route: GET serves it, other methods get 405.
+          if (path === '/') {
+            if (method !== 'GET') expectError(await stack.api.send({ method, path, headers: auth }), 405, 'REQUEST_INVALID');
+            continue;
+          }
           expectError(await stack.api.send({ method, path, headers: auth }), 404, 'RESOURCE_NOT_FOUND');
         }
       }

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createHttpEntry } from '@chat/http-kit';
+import { createRoutePipeline } from '@chat/http-kit';
+import { createHttpDurationHistogram, createLogger } from '@chat/observability';
+import { Registry } from 'prom-client';
 import { createViewerRoutes, loadViewerServerConfig, type ViewerRoom } from '@chat/viewer';
 import type { DevCoreClient, FixtureApp, FixtureInstallation } from '../harness/dev-core-client.ts';
 import { closeServer, listenOnLoopback, proxyRequest } from '../harness/streaming-proxy.ts';
@@ -135,12 +137,15 @@ export class ViewerEdge {
     const gateway = new URL(this.targets.gatewayUrl);
     const config = () =>
       loadViewerServerConfig({ VIEWER_PUBLIC_URL: this.url, VIEWER_CORE_URL: this.targets.coreUrl, VIEWER_ROOMS: JSON.stringify(this.targets.rooms ?? []) }).viewer;
-    const server = createServer(
-      createHttpEntry(createViewerRoutes(config), (req, res) => {
+    const services = { logger: createLogger({ name: 'viewer-edge', level: 'silent' }), httpDuration: createHttpDurationHistogram(new Registry()) };
+    // The ingress's routing: the viewer's paths to the viewer, the streams to the gateway, the rest to the API.
+    const edge = createRoutePipeline([createViewerRoutes(config, services)], {
+      notFound: (req, res) => {
         const path = (req.url ?? '').split('?')[0] ?? '';
         proxyRequest(req, res, path.endsWith('/events') ? gateway : api);
-      }),
-    );
+      },
+    });
+    const server = createServer(edge.listener);
     this.server = server;
     this.url = await listenOnLoopback(server, this.targets.port);
   }

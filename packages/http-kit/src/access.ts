@@ -1,39 +1,41 @@
-import type { NextFunction, Request, Response } from 'express';
-import { authorizeScope, type CoreClient, type TokenVerifier } from '@chat/authz-client';
+import type { IncomingHttpHeaders } from 'node:http';
+import { authorizeScope, type CoreClient, type ScopeAuthorization, type TokenVerifier, type VerifiedPrincipal } from '@chat/authz-client';
 import { AppError, isCanonicalUlid } from '@chat/contracts';
-import './locals.ts';
+import type { RequestScope } from './route.ts';
 
-/** Verifies the bearer token (either scheme of spec section 5) and records who is calling. */
-export function authenticate(tokens: TokenVerifier) {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    res.locals.principal = await tokens.verify(req.headers.authorization);
-    next();
-  };
+/** The three access steps of a scoped route, in order, on what the pipeline read of the request. */
+export interface AccessDecision {
+  principal: VerifiedPrincipal;
+  scope: RequestScope;
+  access: ScopeAuthorization;
 }
 
 /** Reads `repositoryId` and, on branch routes, `branchId`; both must be canonical ULIDs. */
-export function parseScope(req: Request, res: Response, next: NextFunction): void {
-  const { repositoryId, branchId } = req.params as { repositoryId?: string; branchId?: string };
+export function parseScope(params: Record<string, string>): RequestScope {
+  const { repositoryId, branchId } = params;
   if (!isCanonicalUlid(repositoryId)) throw new AppError('SCOPE_INVALID', 'repositoryId must be a canonical ULID.');
   if (branchId !== undefined && !isCanonicalUlid(branchId)) throw new AppError('SCOPE_INVALID', 'branchId must be a canonical ULID.');
-  res.locals.scope = { repositoryId, branchId: branchId ?? null };
-  next();
+  return { repositoryId, branchId: branchId ?? null };
 }
 
 /**
- * Asks core, live, whether the caller may `action` on the scope (for a branch route core also checks
- * that the branch belongs to the repository). It runs before any room lookup, so a denial looks the
- * same whether or not the room exists.
+ * Verifies the bearer token (either scheme of spec section 5), reads the scope, then asks core, live,
+ * whether the caller may `action` on it (for a branch core also checks that the branch belongs to the
+ * repository). Core is asked before any room lookup, so a denial looks the same whether or not the
+ * room exists.
  */
-export function authorize(core: CoreClient, action: 'read' | 'write') {
-  return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const { principal, scope } = res.locals;
-    res.locals.access = await authorizeScope(
-      core,
-      principal,
-      { repositoryId: scope.repositoryId, ...(scope.branchId === null ? {} : { branchId: scope.branchId }), action },
-      { requestId: res.locals.requestId },
-    );
-    next();
-  };
+export async function decideAccess(
+  deps: { tokens: TokenVerifier; core: CoreClient },
+  request: { headers: IncomingHttpHeaders; params: Record<string, string>; requestId: string },
+  action: 'read' | 'write',
+): Promise<AccessDecision> {
+  const principal = await deps.tokens.verify(request.headers.authorization);
+  const scope = parseScope(request.params);
+  const access = await authorizeScope(
+    deps.core,
+    principal,
+    { repositoryId: scope.repositoryId, ...(scope.branchId === null ? {} : { branchId: scope.branchId }), action },
+    { requestId: request.requestId },
+  );
+  return { principal, scope, access };
 }

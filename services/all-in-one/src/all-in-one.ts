@@ -1,6 +1,6 @@
 import { createApiRuntime, listen } from '@chat/api';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
-import { createHttpEntry } from '@chat/http-kit';
+import { createRoutePipeline } from '@chat/http-kit';
 import { createNotifierRuntime } from '@chat/notifier';
 import { createLogger, type Logger } from '@chat/observability';
 import { openPlatform, type Platform } from '@chat/platform';
@@ -21,8 +21,7 @@ export interface RunningAllInOne {
 /**
  * Starts every part in this process and answers once the public port is listening. The parts share
  * one platform (one store, one backbone, one core client and token cache, one cursor codec) and one
- * HTTP entry: the stream GETs and plain appends as fast routes, the API's express app (with the
- * gateway's routes mounted) for everything else.
+ * route pipeline over the API's, the gateway's and the viewer's route tables.
  */
 export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllInOne> {
   const logger = createLogger({ name: 'chat', level: config.log.level, pretty: config.log.pretty });
@@ -41,18 +40,19 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   });
   const coreUrl = config.core.url ?? devCore!.url;
   const gateway = createGatewayRuntime({ platform, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
-  const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit, extraRouters: [gateway.router] });
+  const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit });
   api.outbox.relay.start();
   api.rateWindowSweeper.start();
   const notifier = createNotifierRuntime({ platform, logger });
   await notifier.start();
 
   let url = '';
-  const viewer = createViewerRoutes(() => viewerConfig({ url, coreUrl }));
+  const viewer = createViewerRoutes(() => viewerConfig({ url, coreUrl }), { logger, httpDuration: api.deps.metrics.httpDuration });
+  const pipeline = createRoutePipeline([api.routes, gateway.routes, viewer]);
   // Stream GETs are read off the socket by the gateway's own front (held streams keep no Node request
-  // or response); every other request goes through the one entry: fast routes first, then express.
-  const http = await listen(createHttpEntry([...gateway.fastRoutes, ...api.fastRoutes, ...viewer], api.app), config.http.port, config.http.host, config.http.limits, (server) =>
-    attachStreamFront(server, { routes: gateway.fastRoutes, headersTimeoutMs: config.http.limits.headersTimeoutMs }),
+  // or response); every other request goes through Node's server. Both serve through the one pipeline.
+  const http = await listen(pipeline.listener, config.http.port, config.http.host, config.http.limits, (server) =>
+    attachStreamFront(server, { pipeline, headersTimeoutMs: config.http.limits.headersTimeoutMs }),
   );
   url = `http://127.0.0.1:${http.port}`;
   if (devCore) registerViewerCallback(devCore, url, logger);

@@ -1,4 +1,3 @@
-export { createApiApp } from './app.ts';
 export { createApiRuntime, type ApiRuntime, type ApiRuntimeOptions } from './runtime.ts';
 export { startApiService, type ApiServiceHooks, type RunningApiService } from './api-service.ts';
 export { ApiEnvSchema, apiEnvFields, apiServiceConfigOf, loadApiConfig, type ApiConfig, type ApiServiceConfig, type RateLimitConfig } from './config.ts';

@@ -1,13 +1,11 @@
-import { createHttpEntry, type FastRoute } from '@chat/http-kit';
+import { createRoutePipeline, type RouteTable } from '@chat/http-kit';
 import type { Logger } from '@chat/observability';
 import type { Platform } from '@chat/platform';
 import type { RequestListener } from 'node:http';
-import type { Express, Router } from 'express';
-import { createApiApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
 import { createOutbox, type CommittedMessagePublisher, type Outbox } from './outbox/outbox.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
-import { appendFastRoutes } from './routes/append-listener.ts';
+import { apiRoutes } from './routes/api-routes.ts';
 import { AppendRateWindow, type AppendRateSettings } from './domain/append-rate-window.ts';
 import { rateWindowSweeper } from './maintenance/rate-window-sweeper.ts';
 import type { PeriodicTask } from './maintenance/periodic-task.ts';
@@ -18,8 +16,6 @@ export interface ApiRuntimeOptions {
   logger: Logger;
   bodyLimitBytes: number;
   rateLimit: AppendRateSettings;
-  /** Extra routers mounted before the 404 fallback (the all-in-one mounts the stream gateway's). */
-  extraRouters?: Router[];
   /** @defaultValue a fresh registry with the API's instruments */
   metrics?: ApiMetrics;
   /**
@@ -33,10 +29,9 @@ export interface ApiRuntimeOptions {
 
 export interface ApiRuntime {
   deps: ApiDeps;
-  app: Express;
-  /** The API's fast routes (plain appends), for the process's HTTP entry. */
-  fastRoutes: FastRoute[];
-  /** The standalone API's HTTP entry: its fast routes first, `app` for everything else. */
+  /** The API's routes, for a process's pipeline (the all-in-one serves them beside the gateway's). */
+  routes: RouteTable;
+  /** The standalone API's request listener: its routes through the pipeline. */
   listener: RequestListener;
   /** Start its relay; on shutdown, after the server stops, stop the relay and flush. */
   outbox: Outbox;
@@ -67,10 +62,9 @@ export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
     metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
   };
-  const app = createApiApp(deps, options.extraRouters ? { extraRouters: options.extraRouters } : {});
-  const fastRoutes = appendFastRoutes(deps);
+  const routes = apiRoutes(deps);
   // A sweep every window's length (between 5 s and a minute) keeps the table near one window's budgets.
   const sweepEveryMs = Math.max(5_000, Math.min(options.rateLimit.windowSeconds * 1000, 60_000));
   const sweeper = rateWindowSweeper(rateWindow, logger, sweepEveryMs, clock);
-  return { deps, app, fastRoutes, listener: createHttpEntry(fastRoutes, app), outbox, rateWindowSweeper: sweeper, detach: () => void detach() };
+  return { deps, routes, listener: createRoutePipeline([routes]).listener, outbox, rateWindowSweeper: sweeper, detach: () => void detach() };
 }

@@ -1,16 +1,11 @@
-import { AppError } from '@chat/contracts';
-import { assignRequestId, createHttpEntry, errorHandler, type FastRoute } from '@chat/http-kit';
+import { createRoutePipeline, type RoutePipeline, type RouteTable } from '@chat/http-kit';
 import type { Logger } from '@chat/observability';
 import type { Platform } from '@chat/platform';
-import express, { Router, type Express } from 'express';
-import type { RequestListener } from 'node:http';
 import type { GatewayDeps } from './deps.ts';
 import type { StreamEngine } from './domain/stream-engine.ts';
 import { StreamHub } from './domain/stream-hub.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
-import { createInboxStreamRouter } from './routes/inbox-streams.routes.ts';
-import { createStreamRouter } from './routes/room-streams.routes.ts';
-import { streamFastRoutes } from './routes/stream-listener.ts';
+import { gatewayRoutes } from './routes/gateway-routes.ts';
 import { resolveEngineSettings, type StreamEngineSettings } from './settings.ts';
 
 export interface GatewayRuntimeOptions {
@@ -27,14 +22,10 @@ export interface GatewayRuntime {
   deps: GatewayDeps;
   hub: StreamHub;
   metrics: GatewayMetrics;
-  /** The stream routes alone, for mounting into another app (the all-in-one's express fallback). */
-  router: Router;
-  /** A standalone app: the stream routes, `GET /healthz`, and envelope 404s. */
-  app: Express;
-  /** The stream GETs as fast routes, for the process's HTTP entry. */
-  fastRoutes: FastRoute[];
-  /** The standalone gateway's HTTP entry: stream GETs as fast routes, `app` for everything else. */
-  listener: RequestListener;
+  /** The gateway's routes, for a process's pipeline (the all-in-one serves them beside the API's). */
+  routes: RouteTable;
+  /** The standalone gateway's pipeline: its routes, for Node's server and the stream front alike. */
+  pipeline: RoutePipeline;
   /** Hands every stream off over `windowMs`, then closes what is left; new streams get 503 meanwhile. */
   drain(windowMs: number): Promise<void>;
   /** Closes every stream at once and drops the backbone subscriptions (the platform stays open). */
@@ -66,37 +57,17 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
     logger,
     clock: options.clock ?? (() => new Date()),
   };
-  const router = Router().use(createStreamRouter(deps), createInboxStreamRouter(deps));
-  const app = standaloneApp(router, hub, logger);
-  const fastRoutes = streamFastRoutes(deps);
+  const routes = gatewayRoutes(deps, hub);
   return {
     deps,
     hub,
     metrics,
-    router,
-    app,
-    fastRoutes,
-    listener: createHttpEntry(fastRoutes, app),
+    routes,
+    pipeline: createRoutePipeline([routes]),
     drain: (windowMs) => hub.drain(windowMs),
     close: async () => {
       detach();
       await hub.close();
     },
   };
-}
-
-function standaloneApp(router: Router, hub: StreamHub, logger: Logger): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
-  app.get('/healthz', assignRequestId, (_req, res) => {
-    res.status(hub.stats().draining ? 503 : 200).json({ status: hub.stats().draining ? 'draining' : 'ok' });
-  });
-  app.use(router);
-  app.use(assignRequestId, () => {
-    throw new AppError('RESOURCE_NOT_FOUND', 'No such resource.');
-  });
-  app.use(errorHandler(logger));
-  return app;
 }

@@ -20,7 +20,7 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://po
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SERVICE_TOKEN = 'gateway-test-service-token';
 
-/** Where a harness keeps its messages and fan-out. */
+/** Where a harness keeps its messages and fanout. */
 export type TargetName = 'pglite+in-process' | 'postgres+redis';
 export const TARGETS: TargetName[] = ['pglite+in-process', 'postgres+redis'];
 
@@ -44,9 +44,9 @@ export interface HarnessOptions {
 /**
  * A real gateway on a free port: dev-core in-process, a fresh fixture of fresh repository IDs (so
  * tests on the shared PostgreSQL never meet), the chosen store and backbone, real HTTP. The two
- * targets also cover the two ways streams are served: `postgres+redis` through the standalone
- * gateway's request listener (stream GETs without express), `pglite+in-process` through the express
- * router, as the all-in-one process mounts it.
+ * targets also cover the two ways into the gateway's pipeline: `postgres+redis` through the stream
+ * front (stream GETs read off the socket), as main.ts serves them, `pglite+in-process` through Node's
+ * server alone.
  */
 export class GatewayHarness {
   url = '';
@@ -90,9 +90,8 @@ export class GatewayHarness {
       cursor: { secret: 'gateway-test-cursor-secret-0123456789abcdef', previousSecrets: [] },
     });
     this.gateway = createGatewayRuntime({ platform, logger: silent, ...(this.options.engine ? { engine: this.options.engine } : {}) });
-    // The standalone shape: Node's server with the gateway's own front for stream GETs, as main.ts runs it.
-    this.server = createServer(this.options.target === 'postgres+redis' ? this.gateway.listener : this.gateway.app);
-    if (this.options.target === 'postgres+redis') attachStreamFront(this.server, { routes: this.gateway.fastRoutes, headersTimeoutMs: 20_000 });
+    this.server = createServer(this.gateway.pipeline.listener);
+    if (this.options.target === 'postgres+redis') attachStreamFront(this.server, { pipeline: this.gateway.pipeline, headersTimeoutMs: 20_000 });
     this.server.listen(0, '127.0.0.1');
     await once(this.server, 'listening');
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

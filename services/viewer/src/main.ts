@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLimitedServer, createLogger, startAdminServer, stopOnSignals, type AdminServer } from '@chat/observability';
+import { createHttpDurationHistogram, createLimitedServer, createLogger, startAdminServer, stopOnSignals, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { VIEWER_DIST_DIR } from './server/index.ts';
@@ -19,7 +19,8 @@ const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'chat_viewer_' });
 const built = existsSync(join(VIEWER_DIST_DIR, 'index.html'));
 if (!built) logger.error({ directory: VIEWER_DIST_DIR }, 'the viewer bundle is missing: run `pnpm build`');
-const server = createLimitedServer(createViewerListener(config.viewer), config.http.limits).listen(config.http.port, config.http.host);
+const listener = createViewerListener(config.viewer, { logger, httpDuration: createHttpDurationHistogram(registry) });
+const server = createLimitedServer(listener, config.http.limits).listen(config.http.port, config.http.host);
 await once(server, 'listening');
 let admin: AdminServer | undefined;
 const isDraining = stopOnSignals({ server, admin: () => admin, logger });

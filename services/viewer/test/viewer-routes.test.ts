@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createHttpEntry } from '@chat/http-kit';
+import { createRoutePipeline } from '@chat/http-kit';
+import { createHttpDurationHistogram, createLogger } from '@chat/observability';
+import { Registry } from 'prom-client';
 import { createViewerRoutes, type ViewerConfig } from '../src/server/index.ts';
 
 const CONFIG: ViewerConfig = {
@@ -17,13 +19,15 @@ const CONFIG: ViewerConfig = {
   rooms: [],
 };
 
+const SERVICES = { logger: createLogger({ name: 'viewer-test', level: 'silent' }), httpDuration: createHttpDurationHistogram(new Registry()) };
+
 describe('viewer routes', () => {
   let dir: string;
   let server: Server;
   let base: string;
 
   async function serve(bundleDir: string): Promise<void> {
-    server = createServer(createHttpEntry(createViewerRoutes(() => CONFIG, bundleDir), (_req, res) => res.writeHead(404).end('fallback')));
+    server = createServer(createRoutePipeline([createViewerRoutes(() => CONFIG, SERVICES, bundleDir)], { notFound: (_req, res) => res.writeHead(404).end('fallback') }).listener);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ConfigError } from '@chat/service-config';
 import { contentSecurityPolicy, createViewerListener, loadViewerServerConfig, VIEWER_DIST_DIR } from '../src/server/index.ts';
+import { createHttpDurationHistogram, createLogger } from '@chat/observability';
+import { Registry } from 'prom-client';
 
 const ENV = { VIEWER_PUBLIC_URL: 'https://chat.example.com/', VIEWER_CORE_URL: 'https://forge.example.com' };
 
@@ -58,7 +60,7 @@ describe("viewer's static server", () => {
       writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/assets/app-X.js"></script>');
       writeFileSync(join(dir, 'assets', 'app-X.js'), 'console.log(1);');
       writeFileSync(join(dir, 'meta.json'), '{}');
-      server = createServer(createViewerListener(config, dir)).listen(0, '127.0.0.1');
+      server = createServer(createViewerListener(config, { logger: createLogger({ name: 'viewer-test', level: 'silent' }), httpDuration: createHttpDurationHistogram(new Registry()) }, dir)).listen(0, '127.0.0.1');
       await once(server, 'listening');
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
@@ -96,13 +98,23 @@ describe("viewer's static server", () => {
       expect(again.status).to.equal(304);
     });
 
-    it('answers 404 for anything else: unknown assets, the build metadata, API paths, other methods', async () => {
-      for (const [method, path] of [['GET', '/assets/app-Y.js'], ['GET', '/meta.json'], ['GET', '/assets/../meta.json'], ['GET', '/v1/openapi.json'], ['GET', '/index.html/x'], ['POST', '/'], ['DELETE', '/callback']] as const) {
+    it('answers 404 for anything else: unknown assets, the build metadata, API paths', async () => {
+      for (const [method, path] of [['GET', '/assets/app-Y.js'], ['GET', '/meta.json'], ['GET', '/assets/../meta.json'], ['GET', '/v1/openapi.json'], ['GET', '/index.html/x']] as const) {
         const res = await fetch(`${base}${path}`, { method });
         expect(res.status, `${method} ${path}`).to.equal(404);
         expect(res.headers.get('cache-control'), path).to.equal('no-store');
         expect(res.headers.get('x-request-id'), path).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
         expect(await res.text()).to.equal('not found\n');
+      }
+    });
+
+    it('answers another method on a page 405 with Allow: GET', async () => {
+      for (const [method, path] of [['POST', '/'], ['DELETE', '/callback'], ['PUT', '/assets/app-X.js']] as const) {
+        const res = await fetch(`${base}${path}`, { method });
+        expect(res.status, `${method} ${path}`).to.equal(405);
+        expect(res.headers.get('allow'), path).to.equal('GET');
+        expect(res.headers.get('x-request-id'), path).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+        await res.arrayBuffer();
       }
     });
   });

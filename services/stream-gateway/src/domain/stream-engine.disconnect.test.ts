@@ -84,8 +84,7 @@ describe('a stream whose client leaves while it opens', function () {
 
   const paths: Array<{ name: string; port: () => Promise<number> }> = [
     { name: 'the stream front', port: async () => Number(new URL(h.url).port) },
-    { name: 'Node’s server, fast routes', port: () => nodeServer(h.gateway.listener) },
-    { name: 'Node’s server, express routes', port: () => nodeServer(h.gateway.app) },
+    { name: 'Node’s server', port: () => nodeServer(h.gateway.pipeline.listener) },
   ];
 
   for (const { name, port: portOf } of paths) {

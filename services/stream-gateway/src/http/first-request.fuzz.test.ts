@@ -1,16 +1,24 @@
 import { expect } from 'chai';
-import type { FastRoute } from '@chat/http-kit';
+import { createRoutePipeline } from '@chat/http-kit';
+import { pino } from 'pino';
 import { HeadGenerator } from '../../test/request-head-cases.ts';
 import { nodeVerdict, type NodeVerdict } from '../../test/node-request-verdict.ts';
-import { STREAM_ROUTE_PATTERNS } from '../routes/stream-listener.ts';
+import type { GatewayDeps } from '../deps.ts';
+import type { StreamHub } from '../domain/stream-hub.ts';
+import { createGatewayMetrics } from '../metrics.ts';
+import { gatewayRoutes } from '../routes/gateway-routes.ts';
 import { readFirstRequest, type FirstRequest } from './first-request.ts';
 
 const CASES = 100_000;
 const MAX_HEAD_BYTES = 16 * 1024;
 const SEED = Number(process.env.FRONT_FUZZ_SEED ?? 20261127);
 
-/** The stream routes' patterns; what a route serves plays no part in the front's decision. */
-const ROUTES: FastRoute[] = Object.values(STREAM_ROUTE_PATTERNS).map((pattern) => ({ method: 'GET', pattern, path: pattern.source, serve: () => undefined }));
+/**
+ * The gateway's own route table; the front's decision reads only its paths, so the parts that would
+ * serve a request are left out.
+ */
+const deps = { logger: pino({ level: 'silent' }), engine: { metrics: createGatewayMetrics(() => undefined, { defaultMetrics: false }) }, tokens: {}, core: {} } as unknown as GatewayDeps;
+const { isStreamRoute } = createRoutePipeline([gatewayRoutes(deps, {} as StreamHub)]);
 
 /** How the front's decision disagrees with Node's verdict, or undefined when it does not. */
 function disagreement(front: FirstRequest, node: NodeVerdict): string | undefined {
@@ -48,7 +56,7 @@ describe('the stream front’s request reading against Node’s parser (differen
       let front: FirstRequest = { kind: 'incomplete' };
       for (const piece of pieces) {
         read = Buffer.concat([read, piece]);
-        front = readFirstRequest(read, ROUTES, MAX_HEAD_BYTES);
+        front = readFirstRequest(read, isStreamRoute, MAX_HEAD_BYTES);
         if (front.kind !== 'incomplete') break;
       }
       const node = nodeVerdict(read, MAX_HEAD_BYTES);

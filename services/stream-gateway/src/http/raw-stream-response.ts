@@ -22,7 +22,6 @@ export class RawStreamResponse extends EventEmitter {
   statusCode = 200;
   /** True once a head without Content-Length is out: the body goes as chunks. */
   chunkedEncoding = false;
-  locals: Record<string, unknown> = {};
   private headers: Map<string, [string, string]> | undefined = new Map();
   private sent = false;
   private ended = false;

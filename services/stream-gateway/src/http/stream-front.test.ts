@@ -48,8 +48,8 @@ describe('the gateway’s stream front', function () {
   before(async () => {
     await h.start();
     // The front as main.ts attaches it, with a short head deadline for the slow-client case.
-    server = createServer(h.gateway.listener);
-    attachStreamFront(server, { routes: h.gateway.fastRoutes, headersTimeoutMs: 300 });
+    server = createServer(h.gateway.pipeline.listener);
+    attachStreamFront(server, { pipeline: h.gateway.pipeline, headersTimeoutMs: 300 });
     server.keepAliveTimeout = KEEP_ALIVE_MS;
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

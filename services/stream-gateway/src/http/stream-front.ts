@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastRoute } from '@chat/http-kit';
+import type { RoutePipeline } from '@chat/http-kit';
 import { readFirstRequest } from './first-request.ts';
 import { RawStreamResponse } from './raw-stream-response.ts';
 import type { PlainGetHead } from './request-head.ts';
@@ -10,8 +10,8 @@ import { destroySocket, endAndClose } from './socket-close.ts';
 const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
 export interface StreamFrontOptions {
-  /** The stream GETs it serves itself; anything else goes to the server's own handling. */
-  routes: readonly FastRoute[];
+  /** The process's pipeline: the front serves its stream routes itself, through it; anything else goes to the server's own handling. */
+  pipeline: RoutePipeline;
   /** The first request's head must arrive within this time, or the client gets 408 and the connection closes, as from Node's server. */
   headersTimeoutMs: number;
   /** Largest head it reads itself (Node's default `maxHeaderSize`). @defaultValue 16384 */
@@ -27,7 +27,7 @@ export interface StreamFrontOptions {
 /**
  * The gateway's own front for stream GETs, in front of Node's HTTP server on the same port. It
  * reads the first request of each connection; a plain HTTP/1.1 GET of a stream route (see
- * request-head.ts) is served on the socket directly, with the same route, middleware and session as
+ * request-head.ts) is served on the socket directly, through the same pipeline, route and session as
  * through Node's server, and the connection is the stream's alone. Everything else (another method
  * or path, a request Node would have to settle) goes to Node's
  * server with the bytes read so far put back, as if it had read them itself. A first head that does
@@ -60,11 +60,11 @@ export function attachStreamFront(server: Server, options: StreamFrontOptions): 
     const timer = setTimeout(() => finish(() => endAndClose(socket, lingerMs(), REQUEST_TIMEOUT)), options.headersTimeoutMs);
     const onData = (chunk: Buffer): void => {
       read = read ? Buffer.concat([read, chunk]) : chunk;
-      const first = readFirstRequest(read, options.routes, maxHeadBytes);
+      const first = readFirstRequest(read, options.pipeline.isStreamRoute, maxHeadBytes);
       if (first.kind === 'incomplete') return;
       const bytes = read;
       if (first.kind === 'hand-over') finish(() => handOver(socket, bytes));
-      else finish(() => serve(socket, first.head, first.match));
+      else finish(() => serve(socket, first.head));
     };
     const onEnd = (): void => finish(() => socket.destroy());
     // A socket destroyed by an error needs no deadline any more.
@@ -81,13 +81,13 @@ export function attachStreamFront(server: Server, options: StreamFrontOptions): 
     socket.on('close', onClose);
   });
 
-  function serve(socket: Socket, head: PlainGetHead, match: { route: FastRoute; params: Record<string, string>; query: string }): void {
+  function serve(socket: Socket, head: PlainGetHead): void {
     // The stream is read by nothing from here on: a client sending more gets no answer to it. A
     // client that half-closes is gone, as Node's server takes it (it aborts the request).
     socket.once('end', destroySocket);
     socket.setNoDelay(true);
     const req = { method: 'GET', url: head.target, headers: head.headers, rawHeaders: [] as string[], httpVersion: '1.1', socket };
     const res = new RawStreamResponse(socket, req, lingerMs());
-    match.route.serve(req as unknown as IncomingMessage, res as unknown as ServerResponse, { params: match.params, query: match.query });
+    options.pipeline.listener(req as unknown as IncomingMessage, res as unknown as ServerResponse);
   }
 }

@@ -1,9 +1,9 @@
 /**
- * The viewer's routes over its built bundle, for any process with a `createHttpEntry` listener (the
- * all-in-one, or the viewer's own static server in the distributed deployment).
+ * The viewer's routes over its built bundle, for any process's route pipeline (the all-in-one, or the
+ * viewer's own static server in the distributed deployment).
  */
 import { fileURLToPath } from 'node:url';
-import type { FastRoute } from '@chat/http-kit';
+import type { RouteServices, RouteTable } from '@chat/http-kit';
 import { loadBundle } from './static-bundle.ts';
 import type { ViewerConfig } from './viewer-config.ts';
 import { viewerRoutes } from './viewer-routes.ts';
@@ -15,6 +15,6 @@ export const VIEWER_DIST_DIR = fileURLToPath(new URL('../../dist/', import.meta.
  * The viewer's routes over the bundle in `directory` (default: this package's `dist/`). `config` is
  * read on the first request, so it may name the address the process listens on.
  */
-export function createViewerRoutes(config: () => ViewerConfig, directory: string = VIEWER_DIST_DIR): FastRoute[] {
-  return viewerRoutes(loadBundle(directory), config);
+export function createViewerRoutes(config: () => ViewerConfig, services: RouteServices, directory: string = VIEWER_DIST_DIR): RouteTable {
+  return viewerRoutes(loadBundle(directory), config, services);
 }

@@ -1,6 +1,6 @@
 /**
  * The viewer's server side: its built bundle (`dist/`, made by `pnpm build`) and the routes that
- * serve it in any process with a `createHttpEntry` listener (the all-in-one, or the viewer's own
+ * serve it in any process's route pipeline (the all-in-one, or the viewer's own
  * static server in the distributed deployment).
  */
 export { createViewerRoutes, VIEWER_DIST_DIR } from './bundle-routes.ts';

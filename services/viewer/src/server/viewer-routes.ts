@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setResponseRequestId, type FastRoute } from '@chat/http-kit';
+import type { PublicRoute, RouteServices, RouteTable } from '@chat/http-kit';
 import { bundleFile, type BundleFile } from './static-bundle.ts';
 import type { ViewerConfig } from './viewer-config.ts';
 
@@ -40,7 +40,6 @@ export function contentSecurityPolicy(config: ViewerConfig): string {
 }
 
 function send(req: IncomingMessage, res: ServerResponse, file: BundleFile, cacheControl: string, csp: string): void {
-  setResponseRequestId(req, res);
   res.setHeader('Content-Type', file.contentType);
   res.setHeader('Cache-Control', cacheControl);
   res.setHeader('ETag', file.etag);
@@ -66,8 +65,7 @@ function send(req: IncomingMessage, res: ServerResponse, file: BundleFile, cache
 }
 
 /** A short plain-text answer, never cached, its length declared so a HEAD answer carries it too. */
-function plainText(req: IncomingMessage, res: ServerResponse, status: number, text: string): void {
-  setResponseRequestId(req, res);
+export function plainText(res: ServerResponse, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
@@ -76,42 +74,36 @@ function plainText(req: IncomingMessage, res: ServerResponse, status: number, te
 }
 
 /** Without `pnpm build` there is no bundle; the API still runs, and the page says what to do. */
-function notBuilt(req: IncomingMessage, res: ServerResponse): void {
-  plainText(req, res, 503, 'The viewer is not built yet: run `pnpm build`, then start again.\n');
-}
-
-function notFound(req: IncomingMessage, res: ServerResponse): void {
-  plainText(req, res, 404, 'not found\n');
-}
-
-/** Each GET route and its HEAD twin: the same answer, whose body Node leaves out for HEAD. */
-function withHead(routes: FastRoute[]): FastRoute[] {
-  return routes.flatMap((route) => [route, { ...route, method: 'HEAD' as const }]);
+function notBuilt(res: ServerResponse): void {
+  plainText(res, 503, 'The viewer is not built yet: run `pnpm build`, then start again.\n');
 }
 
 /**
- * The viewer's routes for an HTTP entry: the page at `/` and at `/callback` (the OAuth callback, never
- * cached, as its address carries a one-time code), its hashed assets under `/assets/`, and
- * `/viewer-config.json`, each for GET and HEAD and with an `X-Request-Id`. Everything else falls
- * through to the entry's other routes.
+ * The viewer's routes: the page at `/` and at `/callback` (the OAuth callback, never cached, as its
+ * address carries a one-time code), its hashed assets under `/assets/`, and `/viewer-config.json`.
+ * The pipeline answers HEAD as GET without the body, and gives each answer its `X-Request-Id` (a
+ * malformed one from the client is replaced: a page's files are worth no 400).
  */
-export function viewerRoutes(bundle: Map<string, BundleFile>, config: () => ViewerConfig): FastRoute[] {
+export function viewerRoutes(bundle: Map<string, BundleFile>, config: () => ViewerConfig, services: RouteServices): RouteTable {
+  const table = (routes: PublicRoute[]): RouteTable => ({ service: 'viewer', services, routes, malformedRequestId: 'replace' });
+  const page = (serve: (req: IncomingMessage, res: ServerResponse) => void): PublicRoute[] =>
+    ['/', '/callback'].map((path) => ({ method: 'GET', path, access: 'public', handle: ({ req, res }) => serve(req, res) }));
   const index = bundle.get('/index.html');
-  if (!index) return withHead([{ method: 'GET', path: '/', pattern: /^\/(?:callback)?$/, serve: (req, res) => notBuilt(req, res) }]);
+  if (!index) return table(page((_req, res) => notBuilt(res)));
   // Read on first use: a process knows its own address (part of the config) only once it listens.
   let settled: { csp: string; configFile: BundleFile } | undefined;
   const settle = () => (settled ??= { csp: contentSecurityPolicy(config()), configFile: bundleFile(Buffer.from(JSON.stringify(config())), 'application/json; charset=utf-8') });
-  return withHead([
-    { method: 'GET', path: '/', pattern: /^\/(?:callback)?$/, serve: (req, res) => send(req, res, index, 'no-store', settle().csp) },
-    { method: 'GET', path: '/viewer-config.json', pattern: /^\/viewer-config\.json$/, serve: (req, res) => send(req, res, settle().configFile, 'no-cache', settle().csp) },
+  return table([
+    ...page((req, res) => send(req, res, index, 'no-store', settle().csp)),
+    { method: 'GET', path: '/viewer-config.json', access: 'public', handle: ({ req, res }) => send(req, res, settle().configFile, 'no-cache', settle().csp) },
     {
       method: 'GET',
       path: '/assets/:file',
-      pattern: /^\/assets\/(?<file>[A-Za-z0-9._-]+)$/,
-      serve: (req, res, match) => {
-        const file = bundle.get(`/assets/${match.params.file}`);
+      access: 'public',
+      handle: ({ req, res, params }) => {
+        const file = bundle.get(`/assets/${params.file}`);
         if (file) send(req, res, file, IMMUTABLE, settle().csp);
-        else notFound(req, res);
+        else plainText(res, 404, 'not found\n');
       },
     },
   ]);

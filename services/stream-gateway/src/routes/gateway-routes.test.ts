@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { ServerResponse } from 'node:http';
 import { RawStreamResponse } from '../http/raw-stream-response.ts';
 import type { StreamSession } from '../domain/stream-session.ts';
 import { GatewayHarness, roomEventsPath } from '../../test/gateway-harness.ts';
 import { openSse, type SseClient } from '../../test/sse-client.ts';
 
-describe('the standalone request listener', function () {
+describe('the gateway’s routes through the stream front', function () {
   this.timeout(60_000);
   // postgres+redis: the harness serves this target as main.ts does: the stream front, then `gateway.listener`.
   const h = new GatewayHarness({ target: 'postgres+redis', repositories: 4 });
@@ -33,18 +32,26 @@ describe('the standalone request listener', function () {
     expect(res!.req.rawHeaders.join('\n')).not.to.contain(token);
   });
 
-  it('leaves what it does not serve to express, which answers as before', async () => {
+  it('serves every spelling the pipeline routes through the front: a percent-escape is answered SCOPE_INVALID, another case opens', async () => {
     const token = await h.token();
-    // A percent-escape in the scope: express decodes it and answers SCOPE_INVALID.
     const escaped = await openSse(h.url, `/v1/repositories/%ZZ/room/events`, token);
     expect(escaped.response.status).to.equal(400);
     expect(escaped.response.body.error.code).to.equal('SCOPE_INVALID');
-    // Another spelling of the path: express's routes are case-insensitive, so it still opens.
+    // Literals match whatever their case, as express's router matched them.
     const repo = h.repository();
     const shouted = await openSse(h.url, roomEventsPath(repo.id).replace('/room/events', '/ROOM/events'), token);
     clients.push(shouted);
     expect(shouted.response.status).to.equal(200);
-    const held = heldResponses();
-    expect(held.some((res) => ![RawStreamResponse.prototype, ServerResponse.prototype].includes(Object.getPrototypeOf(res))), 'one stream was opened by express').to.equal(true);
+    expect(heldResponses().every((res) => Object.getPrototypeOf(res) === RawStreamResponse.prototype), 'every stream is held on its socket').to.equal(true);
+  });
+
+  it('answers HEAD of a stream 405 with Allow: GET, and another method 405 through Node’s server', async () => {
+    const repo = h.repository();
+    const head = await fetch(h.url + roomEventsPath(repo.id), { method: 'HEAD' });
+    expect(head.status).to.equal(405);
+    expect(head.headers.get('allow')).to.equal('GET');
+    const post = await fetch(h.url + roomEventsPath(repo.id), { method: 'POST' });
+    expect(post.status).to.equal(405);
+    expect(((await post.json()) as { error: { code: string } }).error.code).to.equal('REQUEST_INVALID');
   });
 });

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InProcessBackbone } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
@@ -53,7 +53,7 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
       cursor: { secret: undefined, previousSecrets: [] },
     });
     api = createApiRuntime({ platform, logger, bodyLimitBytes: 262_144, rateLimit: { limit: 120, windowSeconds: 60, scope: 'sender-room' } });
-    server = api.app.listen(0, '127.0.0.1');
+    server = createServer(api.listener).listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     for (const user of ['u_alice', 'u_bob', 'u_carol']) tokens[user] = await core.mintToken({ type: 'human', subjectId: user });

@@ -1,0 +1,162 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { Histogram, Registry } from 'prom-client';
+import { AppError } from '@chat/contracts';
+import { createRoutePipeline, type RouteTable } from './index.ts';
+
+describe('the route pipeline', () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const registry = new Registry();
+  const httpDuration = new Histogram({ name: 'test_http_duration', help: 'h', labelNames: ['operation', 'method', 'status'], registers: [registry] });
+  const services = { logger, httpDuration };
+  const table: RouteTable = {
+    service: 'test',
+    services,
+    routes: [
+      { method: 'GET', path: '/v1/things/:thingId', access: 'public', handle: ({ params, query }) => ({ status: 200, body: { params, query } }) },
+      { method: 'POST', path: '/v1/things/:thingId', access: 'public', handle: () => ({ status: 201, body: { made: true } }) },
+      {
+        method: 'GET',
+        path: '/limited',
+        access: 'public',
+        handle: () => {
+          throw new AppError('RATE_LIMITED', 'slow down', { retryAfterSeconds: 2.2 });
+        },
+      },
+      {
+        method: 'GET',
+        path: '/bug',
+        access: 'public',
+        handle: async () => {
+          throw new Error('internal detail that must not leak');
+        },
+      },
+      {
+        method: 'GET',
+        path: '/raw',
+        access: 'public',
+        handle: ({ res }) => {
+          res.setHeader('Cache-Control', 'public, max-age=60');
+          res.end('raw answer');
+        },
+      },
+    ],
+  };
+  let server: Server;
+  let base: string;
+
+  before(async () => {
+    server = createServer(createRoutePipeline([table]).listener).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  async function call(path: string, init: RequestInit = {}) {
+    const response = await fetch(base + path, init);
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, body: response.headers.get('content-type')?.startsWith('application/json') && text ? (JSON.parse(text) as Record<string, any>) : undefined };
+  }
+
+  it('routes by method and template, decoding parameters and parsing the query', async () => {
+    const answer = await call('/v1/things/a%20b?limit=5&cursor=x&cursor=y');
+    expect(answer.status).to.equal(200);
+    expect(answer.body).to.deep.equal({ params: { thingId: 'a b' }, query: { limit: '5', cursor: ['x', 'y'] } });
+    expect((await call('/v1/things/7', { method: 'POST' })).status).to.equal(201);
+  });
+
+  it('matches literals whatever their case and allows a trailing slash, as express does', async () => {
+    expect((await call('/V1/THINGS/7')).body).to.have.nested.property('params.thingId', '7');
+    expect((await call('/v1/things/7/')).status).to.equal(200);
+    expect((await call('/v1/things/')).status).to.equal(404);
+  });
+
+  it('echoes a well-formed X-Request-Id and makes a ULID otherwise', async () => {
+    expect((await call('/v1/things/1', { headers: { 'x-request-id': 'abc.1:2-3_4' } })).headers.get('x-request-id')).to.equal('abc.1:2-3_4');
+    expect((await call('/v1/things/1')).headers.get('x-request-id')).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('refuses a malformed X-Request-Id with 400 REQUEST_ID_INVALID under a generated ID', async () => {
+    const answer = await call('/v1/things/1', { headers: { 'x-request-id': 'has space' } });
+    expect(answer.status).to.equal(400);
+    expect(answer.body!.error.code).to.equal('REQUEST_ID_INVALID');
+    expect(answer.body!.error.requestId).to.equal(answer.headers.get('x-request-id'));
+  });
+
+  it('writes AppErrors as the envelope with their status and a whole-second Retry-After, marked no-store', async () => {
+    const answer = await call('/limited');
+    expect(answer.status).to.equal(429);
+    expect(answer.headers.get('retry-after')).to.equal('3');
+    expect(answer.headers.get('cache-control')).to.equal('no-store');
+    expect(answer.body).to.deep.equal({ error: { code: 'RATE_LIMITED', message: 'slow down', requestId: answer.headers.get('x-request-id') } });
+  });
+
+  it('answers an unexpected error with a 500 that names no internals, and logs it with the request ID', async () => {
+    const answer = await call('/bug');
+    expect(answer.status).to.equal(500);
+    expect(answer.body!.error.code).to.equal('RESPONSE_INVALID');
+    expect(answer.text).not.to.contain('internal detail');
+    expect(lines.find((l) => l.msg === 'unhandled error')).to.include({ requestId: answer.headers.get('x-request-id'), route: '/bug' });
+  });
+
+  it('answers an unknown path 404 and a known path with another method 405 with Allow, in the envelope', async () => {
+    const missing = await call('/v1/nothing');
+    expect(missing.status).to.equal(404);
+    expect(missing.body!.error.code).to.equal('RESOURCE_NOT_FOUND');
+    const wrong = await call('/v1/things/1', { method: 'DELETE' });
+    expect(wrong.status).to.equal(405);
+    expect(wrong.headers.get('allow')).to.equal('GET, POST');
+    expect(wrong.body!.error.code).to.equal('REQUEST_INVALID');
+    expect((await call('/limited', { method: 'POST' })).headers.get('allow')).to.equal('GET');
+  });
+
+  it('answers HEAD as GET, without the body', async () => {
+    const head = await call('/v1/things/1', { method: 'HEAD' });
+    expect(head.status).to.equal(200);
+    expect(head.text).to.equal('');
+    expect(Number(head.headers.get('content-length'))).to.be.above(0);
+  });
+
+  it('lets a handler write its own answer and headers', async () => {
+    const answer = await call('/raw');
+    expect(answer.text).to.equal('raw answer');
+    expect(answer.headers.get('cache-control')).to.equal('public, max-age=60');
+    expect(answer.headers.get('x-request-id')).to.match(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('answers bad percent-encoding in a parameter with 400 SCOPE_INVALID', async () => {
+    const answer = await call('/v1/things/%C0%AE');
+    expect(answer.status).to.equal(400);
+    expect(answer.body!.error.code).to.equal('SCOPE_INVALID');
+  });
+
+  it('writes one access line and one latency sample per request, with its ID and route template, never its headers', async () => {
+    lines.length = 0;
+    await call('/v1/things/1?cursor=secret-cursor', { headers: { authorization: 'Bearer secret-token-value', 'x-request-id': 'line-check' } });
+    await new Promise((r) => setTimeout(r, 20));
+    const access = lines.filter((l) => l.msg === 'request');
+    expect(access).to.have.length(1);
+    expect(access[0]).to.include({ requestId: 'line-check', operation: '/v1/things/:thingId', status: 200, method: 'GET' });
+    expect(JSON.stringify(lines)).not.to.contain('secret-token-value').and.not.to.contain('secret-cursor');
+    const samples = (await registry.getSingleMetricAsString('test_http_duration')).split('\n');
+    expect(samples.some((l) => l.startsWith('test_http_duration_count{operation="/v1/things/:thingId",method="GET",status="200"}'))).to.equal(true);
+  });
+
+  it('refuses a route declared twice, in one table or across two', () => {
+    const again: RouteTable = { service: 'other', services, routes: [{ method: 'GET', path: '/V1/things/:thingId', access: 'public', handle: () => undefined }] };
+    expect(() => createRoutePipeline([table, again])).to.throw(/GET \/V1\/things\/:thingId is declared by test and by other/);
+    expect(() => createRoutePipeline([{ ...table, routes: [...table.routes, table.routes[0]!] }])).to.throw(/declared by test and by test/);
+  });
+
+  it('refuses a table with scoped routes but no token verifier or core client', () => {
+    const scoped: RouteTable = { service: 'scoped', services, routes: [{ method: 'GET', path: '/v1/repositories/:repositoryId/room', access: 'read', handle: () => undefined }] };
+    expect(() => createRoutePipeline([scoped])).to.throw(/token verifier and a core client/);
+  });
+});

@@ -1,0 +1,34 @@
+import type { ServerResponse } from 'node:http';
+import { AppError, errorEnvelope } from '@chat/contracts';
+import type { Logger } from '@chat/observability';
+
+/**
+ * Writes `body` as JSON, marked `Cache-Control: no-store`: every answer is one principal's,
+ * authorized live, so no cache on the way may keep it or hand it to anyone else.
+ */
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/**
+ * The one place that writes error bodies: the spec's envelope with the request's ID. Anything that
+ * is not an AppError is a bug: it is logged and answered with a 500 that names no internals. Once a
+ * response has started, an error can only end the connection.
+ */
+export function writeError(logger: Logger, request: { method: string; operation: string; requestId: string }, res: ServerResponse, err: unknown): void {
+  const known = err instanceof AppError ? err : undefined;
+  const error = known ?? new AppError('RESPONSE_INVALID', 'The server could not complete the request.');
+  if (!known) logger.error({ err, requestId: request.requestId, method: request.method, route: request.operation }, 'unhandled error');
+  else if (error.status >= 500) logger.warn({ err: error.cause ?? error, requestId: request.requestId, code: error.code }, 'dependency failure');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
+  writeJson(res, error.status, errorEnvelope(error.code, error.message, request.requestId));
+}

@@ -1,0 +1,89 @@
+import { AppError, openApiDocument } from '@chat/contracts';
+import type { AuthorizedRequest, Route, RouteTable } from '@chat/http-kit';
+import type { ApiDeps } from '../deps.ts';
+import { acknowledgeInbox } from '../domain/acknowledge-inbox.ts';
+import { appendMessage } from '../domain/append-message.ts';
+import { getRoom } from '../domain/get-room.ts';
+import { parseHistoryAnchor } from '../domain/history-query.ts';
+import { inboxOwnerOf, listInbox } from '../domain/list-inbox.ts';
+import { listMessageHistory } from '../domain/list-message-history.ts';
+import { listMessages } from '../domain/list-messages.ts';
+import { parseCursorParam, parseLimit } from '../domain/page-query.ts';
+
+const REPOSITORY_ROOM = '/v1/repositories/:repositoryId/room';
+const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
+const INBOX = '/v1/repositories/:repositoryId/inbox';
+
+/** The room lookup of a scoped request: its scope, and whether core calls it sealed. */
+const roomOf = ({ scope, access }: AuthorizedRequest) => ({ scope, scopeSealed: access.scopeState === 'sealed' });
+
+/**
+ * The API's routes, each declared once: room metadata, message lists, appends and the history read
+ * (an extension) for repository and branch rooms alike, the caller's inbox and its acknowledgements,
+ * and the OpenAPI document. Every scoped route is authorized live by the pipeline before it runs.
+ */
+export function apiRoutes(deps: ApiDeps): RouteTable {
+  const roomRoutes = (room: string): Route[] => [
+    { method: 'GET', path: room, access: 'read', handle: async (r) => ({ status: 200, body: await getRoom(deps, roomOf(r)) }) },
+    {
+      method: 'GET',
+      path: `${room}/messages`,
+      access: 'read',
+      handle: async (r) => ({ status: 200, body: await listMessages(deps, { ...roomOf(r), limit: parseLimit(r.query.limit), cursor: parseCursorParam(r.query.cursor) }) }),
+    },
+    { method: 'POST', path: `${room}/messages`, access: 'write', body: 'json', handle: (r) => append(deps, r) },
+    // Extension: the room read from its newest message, or before, after or at a message.
+    {
+      method: 'GET',
+      path: `${room}/history`,
+      access: 'read',
+      handle: async (r) => ({ status: 200, body: await listMessageHistory(deps, { ...roomOf(r), limit: parseLimit(r.query.limit), anchor: parseHistoryAnchor(r.query) }) }),
+    },
+  ];
+  return {
+    service: 'api',
+    services: { logger: deps.logger, httpDuration: deps.metrics.httpDuration, tokens: deps.tokens, core: deps.core, bodyLimitBytes: deps.limits.bodyLimitBytes },
+    routes: [
+      ...roomRoutes(REPOSITORY_ROOM),
+      ...roomRoutes(BRANCH_ROOM),
+      // Read access to the repository is what a principal needs for its own inbox there.
+      {
+        method: 'GET',
+        path: INBOX,
+        access: 'read',
+        handle: async ({ principal, scope, query }) => ({
+          status: 200,
+          body: await listInbox(deps, { owner: inboxOwnerOf(principal, scope.repositoryId), limit: parseLimit(query.limit), cursor: parseCursorParam(query.cursor) }),
+        }),
+      },
+      {
+        method: 'POST',
+        path: `${INBOX}/acknowledgements`,
+        access: 'read',
+        body: 'json',
+        handle: async ({ principal, scope, body }) => ({ status: 200, body: await acknowledgeInbox(deps, { owner: inboxOwnerOf(principal, scope.repositoryId), body }) }),
+      },
+      { method: 'GET', path: '/v1/openapi.json', access: 'public', handle: () => ({ status: 200, body: openApiDocument }) },
+    ],
+  };
+}
+
+/** POST .../messages: 201 with a new message, 200 with the original on an exact retry. */
+async function append(deps: ApiDeps, r: AuthorizedRequest): Promise<{ status: 200 | 201; body: unknown }> {
+  try {
+    const { replayed, message } = await appendMessage(deps, {
+      principal: r.principal,
+      scope: r.scope,
+      access: r.access,
+      requestId: r.requestId,
+      idempotencyKey: r.req.headers['idempotency-key'],
+      coreAuthorization: r.req.headers['x-service-core-authorization'],
+      body: r.body,
+    });
+    deps.metrics.appends.inc({ outcome: replayed ? 'replayed' : 'created' });
+    return { status: replayed ? 200 : 201, body: message };
+  } catch (err) {
+    deps.metrics.appends.inc({ outcome: err instanceof AppError && err.code === 'RATE_LIMITED' ? 'rate_limited' : 'rejected' });
+    throw err;
+  }
+}

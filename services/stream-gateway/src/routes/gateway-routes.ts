@@ -1,0 +1,32 @@
+import type { RouteTable } from '@chat/http-kit';
+import type { GatewayDeps } from '../deps.ts';
+import type { StreamHub } from '../domain/stream-hub.ts';
+import { streamInbox } from './stream-inbox.ts';
+import { streamRoom } from './stream-room.ts';
+
+/**
+ * The gateway's routes, each declared once: the room streams, the inbox stream (all three read
+ * scopes, authorized live by the pipeline before they open), and `GET /healthz`, which says whether
+ * the gateway is draining. The streams keep their connection; the front may serve them straight off
+ * the socket (`http/stream-front.ts`).
+ */
+export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable {
+  return {
+    service: 'stream-gateway',
+    services: { logger: deps.logger, httpDuration: deps.engine.metrics.httpDuration, tokens: deps.tokens, core: deps.core },
+    routes: [
+      { method: 'GET', path: '/v1/repositories/:repositoryId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },
+      { method: 'GET', path: '/v1/repositories/:repositoryId/branches/:branchId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },
+      { method: 'GET', path: '/v1/repositories/:repositoryId/inbox/events', access: 'read', stream: true, handle: (r) => streamInbox(deps, r) },
+      {
+        method: 'GET',
+        path: '/healthz',
+        access: 'public',
+        handle: () => {
+          const draining = hub.stats().draining;
+          return { status: draining ? 503 : 200, body: { status: draining ? 'draining' : 'ok' } };
+        },
+      },
+    ],
+  };
+}
