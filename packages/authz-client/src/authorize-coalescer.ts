@@ -12,9 +12,9 @@ export interface AuthorizeCall {
  * Sends calls to core: one answer per call, in order; an Error in place of an answer fails only
  * that call, a throw fails them all.
  */
-export type AuthorizeSender = (calls: AuthorizeCall[]) => Promise<Array<AuthorizationDecision | Error>>;
+type AuthorizeSender = (calls: AuthorizeCall[]) => Promise<Array<AuthorizationDecision | Error>>;
 
-export interface AuthorizeCoalescerOptions {
+interface AuthorizeCoalescerOptions {
   /** Core calls in flight at once, not counting stalled ones; beyond that authorizations queue. @defaultValue 1 */
   maxConcurrent?: number;
   /**

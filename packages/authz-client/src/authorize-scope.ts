@@ -4,7 +4,7 @@ import type { CallOptions, CoreClient } from './core-client.ts';
 import type { VerifiedPrincipal } from './verified-principal.ts';
 
 /** The attribution fields a message stores (spec section 2), all from one core decision. */
-export interface DecisionAttribution {
+interface DecisionAttribution {
   authorizationDecisionId: string;
   authorizingSubjectId: string;
   authorizingSubjectKind: 'user' | 'organization';

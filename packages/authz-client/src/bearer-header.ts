@@ -1,7 +1,7 @@
 import { AppError } from '@chat/contracts';
 
 /** Tokens larger than this are refused before any parsing. */
-export const MAX_TOKEN_BYTES = 8192;
+const MAX_TOKEN_BYTES = 8192;
 
 /** Three base64url segments: a JWS in compact form. A JWE has five and never matches. */
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;

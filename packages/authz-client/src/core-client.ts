@@ -13,7 +13,7 @@ import {
   type MentionResolutionRequest,
 } from './core-contract.schema.ts';
 
-export interface CoreClientOptions {
+interface CoreClientOptions {
   /** Core's base URL. */
   coreUrl: string;
   /** Bearer token chat presents to core's service API. */

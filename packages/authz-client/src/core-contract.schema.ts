@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Bodies of core's service API for chat (docs/core-contract.md), each schema with its type. */
 
-export const authorizationActionSchema = z.enum(['read', 'write']);
+const authorizationActionSchema = z.enum(['read', 'write']);
 export type AuthorizationAction = z.infer<typeof authorizationActionSchema>;
 
 export interface AuthorizationRequest {
@@ -32,11 +32,11 @@ export const authorizationDecisionSchema = z.object({
 });
 export type AuthorizationDecision = z.infer<typeof authorizationDecisionSchema>;
 
-export const mentionTargetSchema = z.object({ kind: z.enum(['human', 'bot']), id: idSchema });
+const mentionTargetSchema = z.object({ kind: z.enum(['human', 'bot']), id: idSchema });
 export type MentionTarget = z.infer<typeof mentionTargetSchema>;
 
 /** The sender of the message whose mentions are resolved. */
-export interface MentionAuthor {
+interface MentionAuthor {
   kind: 'user' | 'bot';
   id: string;
 }

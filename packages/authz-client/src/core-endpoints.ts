@@ -2,7 +2,7 @@
  * Where core's issuers, key sets and service API live, all derived from one base URL
  * (docs/core-contract.md). A trailing slash on the base URL is ignored.
  */
-export interface CoreEndpoints {
+interface CoreEndpoints {
   marketplaceIssuer: string;
   marketplaceJwks: URL;
   botsIssuer: string;

@@ -1,7 +1,7 @@
 import { Http1Client, type Http1ClientOptions } from './http1/http1-client.ts';
 
 /** A raw answer from core: its status and body text, not yet interpreted. */
-export interface CoreHttpResponse {
+interface CoreHttpResponse {
   status: number;
   text: string;
 }

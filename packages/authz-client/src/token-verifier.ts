@@ -13,7 +13,7 @@ import { coreEndpoints } from './core-endpoints.ts';
 import type { VerifiedPrincipal } from './verified-principal.ts';
 import { VerifiedTokenCache } from './verified-token-cache.ts';
 
-export interface TokenVerifierOptions {
+interface TokenVerifierOptions {
   /** Core's base URL; issuers and key sets are derived from it (docs/core-contract.md). */
   coreUrl: string;
   /** The `aud` a token must carry to be meant for chat. @defaultValue 'chat' */

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A request as the raw server read it off the wire. */
-export interface RawRequest {
+interface RawRequest {
   head: string;
   body: string;
   /** 0 for the first request on its connection, 1 for the next, … */

@@ -160,7 +160,7 @@ export interface Backbone {
 }
 
 /** Defaults shared by both implementations, so they behave alike. */
-export const CONSUME_DEFAULTS = {
+const CONSUME_DEFAULTS = {
   batchSize: 64,
   blockMs: 1000,
   claimIdleMs: 30_000,

@@ -2,7 +2,7 @@
  * Runs `work` over `items` with at most `limit` runs in flight, and resolves when all have settled.
  * `work` is expected to handle its own errors; a rejection stops nothing else but is rethrown at the end.
  */
-export async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failure: unknown;
   const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {

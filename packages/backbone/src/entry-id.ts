@@ -1,6 +1,6 @@
 /** Stream entry ids (`<ms>-<n>`), ordered numerically as Redis orders them. */
 
-export interface EntryIdParts {
+interface EntryIdParts {
   ms: number;
   n: number;
 }

@@ -3,5 +3,4 @@ export { partitionOf, fnv1a32 } from './partition.ts';
 export { compareEntryIds } from './entry-id.ts';
 export { StreamKeys } from './redis/stream-keys.ts';
 export { RedisStreamsBackbone, type RedisStreamsBackboneOptions } from './redis/redis-streams-backbone.ts';
-export { InProcessBackbone, type InProcessBackboneOptions } from './in-process/in-process-backbone.ts';
-export { createBackbone, type BackboneTarget } from './create-backbone.ts';
+export { InProcessBackbone } from './in-process/in-process-backbone.ts';

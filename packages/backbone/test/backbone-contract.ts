@@ -3,13 +3,13 @@ import { expect } from 'chai';
 import type { Backbone, BackboneEvent, Channel, Consumer, DeliveredEvent } from '../src/backbone.ts';
 
 /** Settings a contract test may need from the backbone under test. */
-export interface ContractBackboneOptions {
+interface ContractBackboneOptions {
   /** Retention floor of the trimmer; trimming tests pass 0. */
   retentionMs?: number;
 }
 
 /** Makes a fresh backbone with its own key space (one per test). */
-export type BackboneFactory = (opts: ContractBackboneOptions) => Promise<Backbone>;
+type BackboneFactory = (opts: ContractBackboneOptions) => Promise<Backbone>;
 
 export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;

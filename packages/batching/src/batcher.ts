@@ -4,7 +4,7 @@ import { BatchDeadlineError, BatchQueueFullError } from './batcher-errors.ts';
  * Runs one batch: one output per item, in order. An Error in place of an output fails only that
  * item; a throw (or a rejection) fails every item of the batch.
  */
-export type BatchRunner<I, O> = (items: I[]) => Promise<ReadonlyArray<O | Error>>;
+type BatchRunner<I, O> = (items: I[]) => Promise<ReadonlyArray<O | Error>>;
 
 export interface BatcherOptions<I> {
   /** Most items one batch carries. @defaultValue 64 */

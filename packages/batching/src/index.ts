@@ -1,2 +1,2 @@
-export { Batcher, type BatcherOptions, type BatchRunner } from './batcher.ts';
+export { Batcher, type BatcherOptions } from './batcher.ts';
 export { BatchDeadlineError, BatchQueueFullError } from './batcher-errors.ts';

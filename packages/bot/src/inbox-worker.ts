@@ -6,7 +6,7 @@ import type { MessageLocator } from './message-locator.ts';
 import { replyIdempotencyKey } from './reply-key.ts';
 
 /** What one repository's worker needs. */
-export interface InboxWorkerDeps {
+interface InboxWorkerDeps {
   client: ChatClient;
   locator: MessageLocator;
   handler: BotHandler;

@@ -6,7 +6,7 @@ export interface MentionOption {
   principalId: string;
 }
 
-export interface MentionBindingInput extends MentionOption {
+interface MentionBindingInput extends MentionOption {
   startByte: number;
   endByte: number;
 }

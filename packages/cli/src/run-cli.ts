@@ -6,7 +6,7 @@ import { buildProgram } from './program.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Exit codes of `chat`. */
-export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
+const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
 
 /** Whether the command line names `flag` (as `--flag value` or `--flag=value`). */
 function given(argv: string[], flag: string): boolean {

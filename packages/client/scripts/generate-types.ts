@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 
 /** The committed contract this SDK's types are generated from. */
-export const OPENAPI_PATH = new URL('../../contracts/openapi.json', import.meta.url);
+const OPENAPI_PATH = new URL('../../contracts/openapi.json', import.meta.url);
 
 /** Where the generated types are committed. */
 export const GENERATED_PATH = new URL('../src/generated/openapi.ts', import.meta.url);

@@ -4,7 +4,7 @@ import type { ChatClientOptions, TokenProvider } from './client-options.ts';
 import { assertSafeTransport, bareToken } from './credentials.ts';
 
 /** One logical HTTP call; retries repeat it unchanged (same headers, same Idempotency-Key). */
-export interface HttpRequest {
+interface HttpRequest {
   method: 'GET' | 'POST';
   path: string;
   query?: Record<string, string | number | null | undefined>;
@@ -15,7 +15,7 @@ export interface HttpRequest {
 }
 
 /** A successful answer. */
-export interface HttpResult<T> {
+interface HttpResult<T> {
   status: number;
   body: T;
   requestId: string | undefined;
@@ -154,7 +154,7 @@ function retryDelay(error: ChatApiError, attempt: number, bounds: BackoffBounds)
 }
 
 /** The `X-Request-Id` header, if any. */
-export function requestIdOf(response: Response): string | undefined {
+function requestIdOf(response: Response): string | undefined {
   return response.headers.get('x-request-id') ?? undefined;
 }
 

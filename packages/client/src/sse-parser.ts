@@ -11,7 +11,7 @@ export interface SseEvent {
 }
 
 /** Callbacks of {@link SseParser}. */
-export interface SseParserHandlers {
+interface SseParserHandlers {
   onEvent: (event: SseEvent) => void;
   /** A `:` comment line, without the colon. */
   onComment?: (text: string) => void;

@@ -7,7 +7,7 @@ export type CursorScope =
   | { kind: 'inbox'; repositoryId: string; principalKind: 'human' | 'bot'; principalId: string };
 
 /** Cursor secrets. `current` signs; `current` and every `previous` key verify (rotation). */
-export interface CursorKeys {
+interface CursorKeys {
   /** Secret used to sign new cursors; at least 32 characters. */
   current: string;
   /** Retired secrets still accepted for decoding. @defaultValue [] */
@@ -15,7 +15,7 @@ export interface CursorKeys {
 }
 
 /** Shortest secret accepted, in characters. */
-export const MIN_CURSOR_SECRET_LENGTH = 32;
+const MIN_CURSOR_SECRET_LENGTH = 32;
 
 const VERSION = 1;
 const KIND_BYTE = { room: 1, inbox: 2 } as const;
@@ -42,7 +42,7 @@ function toKey(secret: unknown): CursorKey {
 }
 
 /** The string the MAC binds a cursor to: `room:<roomId>` or `inbox:<repositoryId>:<principalKind>:<principalId>`. */
-export function cursorScopeString(scope: CursorScope): string {
+function cursorScopeString(scope: CursorScope): string {
   return scope.kind === 'room'
     ? `room:${scope.roomId}`
     : `inbox:${scope.repositoryId}:${scope.principalKind}:${scope.principalId}`;

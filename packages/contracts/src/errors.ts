@@ -47,7 +47,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * `RESPONSE_INVALID` is the code of the one unexpected-failure answer (500): the server could not
  * build a valid response, and says nothing more.
  */
-export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   AUTHENTICATION_REQUIRED: 401,
   AUTHORIZATION_DENIED: 403,
   AUTHORIZATION_REQUEST_INVALID: 400,
@@ -84,7 +84,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   TOKEN_REJECTED: 401,
 };
 
-export interface AppErrorOptions {
+interface AppErrorOptions {
   /** Whole seconds a client should wait, sent as `Retry-After` (429 and some 503 answers). */
   retryAfterSeconds?: number;
   /** Overrides the code's usual status where one code serves two conditions (e.g. 405 for a wrong method). */
@@ -108,8 +108,4 @@ export class AppError extends Error {
     this.status = options.status ?? ERROR_STATUS[code];
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
-}
-
-export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError;
 }

@@ -2,19 +2,11 @@ import { z } from 'zod';
 import { dateTimeString } from './primitives.ts';
 import { component, described } from './registry.ts';
 
-/** Event names a room stream sends (spec section 6); `message` events carry a durable cursor as SSE id. */
-export const ROOM_STREAM_EVENTS = ['message', 'heartbeat', 'handoff', 'reauthorize'] as const;
-export type RoomStreamEvent = (typeof ROOM_STREAM_EVENTS)[number];
-
-/** Event names an inbox stream sends; only `notification` events carry a durable cursor as SSE id. */
-export const INBOX_STREAM_EVENTS = ['notification', 'heartbeat', 'handoff', 'reauthorize'] as const;
-export type InboxStreamEvent = (typeof INBOX_STREAM_EVENTS)[number];
-
 /** The only `handoff` reason (spec section 6). */
-export const HANDOFF_REASON = 'stream_rotation';
+const HANDOFF_REASON = 'stream_rotation';
 
 /** A short machine word, e.g. `access_changed` or `authorization_unavailable`. */
-export const REAUTHORIZE_REASON_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+const REAUTHORIZE_REASON_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 export const HeartbeatEventDataSchema = component(
   z.strictObject({

@@ -2,7 +2,7 @@ import { buildComponents } from './openapi-components.ts';
 import { buildPaths } from './openapi-operations.ts';
 
 /** Version of the HTTP contract (spec section 9). */
-export const CONTRACT_VERSION = '1.0.0';
+const CONTRACT_VERSION = '1.0.0';
 
 /** Builds the OpenAPI 3.1 document of the contract from the zod schemas. */
 export function buildOpenApiDocument(): Record<string, unknown> {

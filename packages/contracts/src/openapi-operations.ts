@@ -18,7 +18,7 @@ const REPO = '/v1/repositories/{repositoryId}';
 const BRANCH = `${REPO}/branches/{branchId}`;
 
 /** The eleven operations of spec section 4, in the spec's order. */
-export const OPERATIONS: readonly OperationSpec[] = [
+const OPERATIONS: readonly OperationSpec[] = [
   { operationId: 'getRepositoryRoom', method: 'get', path: `${REPO}/room`, kind: 'room', branch: false, summary: 'Get the repository room' },
   { operationId: 'getBranchRoom', method: 'get', path: `${BRANCH}/room`, kind: 'room', branch: true, summary: 'Get a branch room' },
   { operationId: 'listRepositoryMessages', method: 'get', path: `${REPO}/room/messages`, kind: 'listMessages', branch: false, summary: 'List repository room messages, oldest first' },
@@ -37,13 +37,13 @@ export const OPERATIONS: readonly OperationSpec[] = [
  * a room's newest message only by reading its whole history; these read a room from its newest
  * message, before or after any message, or starting at one, at the cost of one page.
  */
-export const EXTENSION_OPERATIONS: readonly OperationSpec[] = [
+const EXTENSION_OPERATIONS: readonly OperationSpec[] = [
   { operationId: 'listRepositoryMessageHistory', method: 'get', path: `${REPO}/room/history`, kind: 'listHistory', branch: false, summary: 'Read the repository room from its newest message, or before, after or at a message (extension)', extension: true },
   { operationId: 'listBranchMessageHistory', method: 'get', path: `${BRANCH}/room/history`, kind: 'listHistory', branch: true, summary: 'Read a branch room from its newest message, or before, after or at a message (extension)', extension: true },
 ];
 
 /** Error statuses per operation group: spec section 4, "Status codes by operation". */
-export const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus[]>> = {
+const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus[]>> = {
   room: [400, 401, 403, 503],
   listMessages: [400, 401, 403, 503],
   listInbox: [400, 401, 403, 503],

@@ -1,7 +1,6 @@
 import committed from '../openapi.json' with { type: 'json' };
 
-export { CONTRACT_VERSION, buildOpenApiDocument, serializeOpenApiDocument } from './openapi-document.ts';
-export { ERROR_STATUSES, EXTENSION_OPERATIONS, OPERATIONS } from './openapi-operations.ts';
+export { buildOpenApiDocument, serializeOpenApiDocument } from './openapi-document.ts';
 
 /**
  * The committed OpenAPI document (`packages/contracts/openapi.json`), which the API serves at

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Metadata the OpenAPI generator reads: `id` makes a schema a `#/components/schemas/<id>` component. */
-export interface ContractSchemaMeta {
+interface ContractSchemaMeta {
   id?: string;
   description?: string;
 }

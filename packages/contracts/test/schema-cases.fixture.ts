@@ -7,7 +7,7 @@ const REPO = '01J9ZQ3V0C6M4WB7X8Y9Z0ABCD';
 const BRANCH = '01J9ZQ3V0C6M4WB7X8Y9Z0ABCE';
 const TIME = '2025-03-01T12:00:00.123Z';
 
-export interface SchemaCase {
+interface SchemaCase {
   /** Component id in the OpenAPI document. */
   id: string;
   schema: z.ZodType;

@@ -4,7 +4,7 @@ import { AppError } from '@chat/contracts';
 import type { StreamCapOptions, StreamLease, StreamLeaseRegistry } from '../src/leases/stream-lease-registry.ts';
 
 /** Opens a registry on a store fresh for the current test; the contract closes it afterwards. */
-export type OpenRegistry = (options: StreamCapOptions) => Promise<StreamLeaseRegistry>;
+type OpenRegistry = (options: StreamCapOptions) => Promise<StreamLeaseRegistry>;
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

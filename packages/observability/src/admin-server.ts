@@ -11,7 +11,7 @@ export interface ReadinessCheck {
   check(): Promise<void>;
 }
 
-export interface AdminServerOptions {
+interface AdminServerOptions {
   port: number;
   /** Interface to bind (ADMIN_HOST): probes and scrapers reach it on the pod's address. @defaultValue '0.0.0.0' */
   host?: string;

@@ -7,7 +7,7 @@ import type { PinoPretty as PinoPrettyFactory } from 'pino-pretty';
 const requirePretty = (): typeof PinoPrettyFactory => (createRequire(import.meta.url)('pino-pretty') as { PinoPretty: typeof PinoPrettyFactory }).PinoPretty;
 
 /** Header and field paths that may carry credentials; pino replaces them before a line is written. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["x-service-core-authorization"]',
   'req.headers.cookie',
@@ -22,11 +22,11 @@ export const REDACTED_PATHS = [
 /** Anything shaped like a JWT (three base64url segments); scrubbed from free-text messages too. */
 const TOKEN_SHAPE = /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 
-export function scrubTokens(text: string): string {
+function scrubTokens(text: string): string {
   return text.replace(TOKEN_SHAPE, '[REDACTED]');
 }
 
-export interface LoggerOptions {
+interface LoggerOptions {
   level: string;
   name: string;
   /** Where lines go. @defaultValue stdout, asynchronously (or pretty-printed with `pretty`) */

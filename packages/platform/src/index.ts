@@ -1,9 +1,1 @@
-export {
-  assemblePlatform,
-  openPlatform,
-  type CoreCallObserver,
-  type Platform,
-  type PlatformConfig,
-  type PlatformParts,
-  type StreamCapSettings,
-} from './platform.ts';
+export { assemblePlatform, openPlatform, type Platform } from './platform.ts';

@@ -8,14 +8,14 @@ import { redisTargetOf } from './redis-target.ts';
 import { createStore, databaseTargetFor, loadCursorCodec, migrate, openDatabase, type DataDirLock, type Database, type Store } from '@chat/store';
 
 /** Stream caps, when the process serves streams. */
-export interface StreamCapSettings {
+interface StreamCapSettings {
   principalCap: number;
   roomCap: number;
   leaseMs: number;
 }
 
 /** What a process's shared resources are opened from. */
-export interface PlatformConfig {
+interface PlatformConfig {
   database: DatabaseConfig;
   redis: RedisConfig;
   core: CoreConfig;
@@ -31,7 +31,7 @@ export interface PlatformConfig {
 }
 
 /** Told the duration and outcome of every call to core. */
-export type CoreCallObserver = (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
+type CoreCallObserver = (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
 
 /**
  * One process's shared resources: one store, one backbone, one core client and token cache, one
@@ -56,7 +56,7 @@ export interface Platform {
 }
 
 /** Parts opened elsewhere (tests open their own database and backbone); the platform builds the rest. */
-export interface PlatformParts {
+interface PlatformParts {
   database: Database;
   backbone: Backbone;
   core: CoreConfig;

@@ -6,6 +6,6 @@
 export * from './fields.ts';
 export * from './nested.ts';
 export { ConfigError, loadConfig, loadConfigOrExit, parseEnv } from './parse-env.ts';
-export { assertSafeOutsideDevelopment, isLoopbackHost, type SafetyInput } from './production-safety.ts';
-export { CONFIG_TABLE_BEGIN, CONFIG_TABLE_END, renderConfigTable, replaceConfigTable, settingRows, type ConfigSection, type SettingRow } from './config-docs.ts';
+export { assertSafeOutsideDevelopment } from './production-safety.ts';
+export { renderConfigTable, replaceConfigTable, type ConfigSection } from './config-docs.ts';
 export { standaloneServiceConfigOf, type StandaloneServiceConfig } from './standalone.ts';

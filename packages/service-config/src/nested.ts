@@ -40,7 +40,7 @@ export interface DatabaseConfig {
 export type DatabasePooler = 'none' | 'transaction';
 
 /** How Redis is deployed: one node, a Cluster, or a primary followed through Sentinel. */
-export type RedisMode = 'single' | 'cluster' | 'sentinel';
+type RedisMode = 'single' | 'cluster' | 'sentinel';
 
 export interface RedisConfig {
   /** undefined means the in-process backbone, rate windows and leases. */

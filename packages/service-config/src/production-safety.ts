@@ -2,7 +2,7 @@ import { ConfigError } from './parse-env.ts';
 import { DEVELOPMENT_SERVICE_TOKEN } from './fields.ts';
 
 /** What the start-up check looks at. */
-export interface SafetyInput {
+interface SafetyInput {
   developmentMode: boolean;
   /** Core's URL, when the process calls core. */
   coreUrl?: string | undefined;
@@ -13,7 +13,7 @@ export interface SafetyInput {
 }
 
 /** Hosts a plain-http core may use outside development mode: nothing leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

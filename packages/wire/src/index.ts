@@ -4,7 +4,6 @@ export {
   parseStoredNotification,
   storedNotificationJson,
   toNotificationResponse,
-  toStoredNotification,
   withInboxPosition,
 } from './notification.wire.ts';
 export {
@@ -13,5 +12,4 @@ export {
   parseMentionEventData,
   storedMessageEvents,
   type CommittedMessage,
-  type MentionEventData,
 } from './message-events.ts';

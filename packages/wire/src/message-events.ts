@@ -13,7 +13,7 @@ export interface CommittedMessage {
 }
 
 /** The data of a `mentions` event: which message to fan out (the notifier reads the rest from PostgreSQL). */
-export interface MentionEventData {
+interface MentionEventData {
   messageId: string;
 }
 

@@ -10,7 +10,7 @@ export function inboxCursorScope(owner: InboxOwner): Extract<CursorScope, { kind
  * The stored form of a notification (spec: Notification). It is the outbox payload of the
  * `notifications` channel; readers add `cursor` and `acknowledged` with `toNotificationResponse`.
  */
-export function toStoredNotification(row: NotificationRow): Notification {
+function toStoredNotification(row: NotificationRow): Notification {
   return {
     notificationId: row.notificationId,
     targetKind: row.targetKind,

@@ -14,7 +14,7 @@ export interface Http1ClientOptions {
   ca?: string | Buffer;
 }
 
-export interface Http1Request {
+interface Http1Request {
   method: 'GET' | 'POST' | 'HEAD' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;

@@ -2,7 +2,7 @@ import { connect as connectTcp, isIP } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { PooledConnection, type ConnectionOwner, type Exchange } from './pooled-connection.ts';
 
-export interface OriginPoolOptions {
+interface OriginPoolOptions {
   tls: boolean;
   hostname: string;
   port: number;

@@ -1,5 +1,5 @@
 /** How the body after a head is delimited (RFC 9112 §6.3). */
-export type BodyFraming = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'until-close' };
+type BodyFraming = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'until-close' };
 
 /** The parts of a response head the transport acts on; other fields are checked for form and skipped. */
 export interface ResponseHead {

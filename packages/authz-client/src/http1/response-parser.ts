@@ -10,7 +10,7 @@ export interface ParsedResponse {
   keepAliveMs: number | undefined;
 }
 
-export interface ResponseLimits {
+interface ResponseLimits {
   /** Status line and header fields together (and the trailer section likewise). */
   maxHeadBytes: number;
   maxBodyBytes: number;

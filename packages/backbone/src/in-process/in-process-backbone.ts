@@ -17,7 +17,7 @@ import {
 import { ChannelLog } from './channel-log.ts';
 import { InProcessConsumer } from './in-process-consumer.ts';
 
-export type InProcessBackboneOptions = RetentionOptions;
+type InProcessBackboneOptions = RetentionOptions;
 
 interface Listener {
   onEvent: (e: DeliveredEvent) => void;

@@ -71,7 +71,7 @@ export function flatToRecord(flat: unknown): Record<string, unknown> {
  * The hash tag Redis Cluster places a key by (the part between the first `{` and the next `}` when
  * not empty, else the whole key): keys with the same tag share a slot.
  */
-export function hashTagOf(key: string): string {
+function hashTagOf(key: string): string {
   const open = key.indexOf('{');
   if (open < 0) return key;
   const close = key.indexOf('}', open + 1);

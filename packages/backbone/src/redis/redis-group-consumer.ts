@@ -5,7 +5,7 @@ import { execPerSlot, flatToRecord, sleep, waitReady, withDeadlineOrReconnect } 
 import { eventFields, toDeliveredEvent, type RawEntry, type RawStreamReply } from './stream-entry.ts';
 import type { StreamKeys } from './stream-keys.ts';
 
-export interface GroupConsumerSettings {
+interface GroupConsumerSettings {
   keys: StreamKeys;
   /** The partitions this member reads: all of them on a single node, one on a Cluster (no multi-slot XREADGROUP). */
   partitions: number[];

@@ -4,7 +4,7 @@ import type { RedisClient } from '@chat/redis-client';
 import { execPerSlot, sleep, waitReady, withDeadlineOrReconnect } from './redis-connection.ts';
 import { toDeliveredEvent, type RawStreamReply } from './stream-entry.ts';
 
-export interface LiveReaderSettings {
+interface LiveReaderSettings {
   channel: Channel;
   /** Every partition's stream key, in partition order. */
   streamKeys: string[];

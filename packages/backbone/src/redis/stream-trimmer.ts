@@ -3,7 +3,7 @@ import { entryIdAt, minEntryId } from '../entry-id.ts';
 import type { RedisClient } from '@chat/redis-client';
 import { execPerSlot, flatToRecord } from './redis-connection.ts';
 
-export interface TrimSettings {
+interface TrimSettings {
   retentionMs: number;
   approximate: boolean;
 }

@@ -30,11 +30,6 @@ export class ScopeGrant implements SessionGrant {
   }
 }
 
-/** The grant of a stream on `request`'s scope (see {@link ScopeGrant}). */
-export function scopeGrant(core: CoreClient, principal: VerifiedPrincipal, request: ScopeRequest): SessionGrant {
-  return new ScopeGrant(core, principal, request);
-}
-
 /** The stream-cap key of a principal: one namespace per kind, so a user and a bot never share slots. */
 export function principalKey(principal: VerifiedPrincipal): string {
   return `${principal.kind}:${principal.id}`;
