@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { newUlid } from '@chat/contracts';
 import { createLogger } from '@chat/observability';
 import { openPlatform, type Platform } from './platform.ts';
 
@@ -31,8 +32,16 @@ describe('platform (the composition root)', function () {
   it('opens a migrated database with one store, and hands out the same parts every time', async () => {
     expect(platform.database.kind).to.equal('pglite');
     await platform.database.ping();
-    expect(platform.store).to.equal(platform.store);
-    expect(platform.cursors.encode).to.be.a('function');
+    const store = platform.store;
+    const cursors = platform.cursors;
+    expect(platform.store, 'a second read of store').to.equal(store);
+    expect(platform.cursors, 'a second read of cursors').to.equal(cursors);
+    expect(store.database).to.equal(platform.database);
+    // The store works on the migrated database: a room written through one read is found through the next.
+    const scope = { repositoryId: newUlid(), branchId: null };
+    const room = await store.rooms.materialize(scope, { roomId: newUlid(), now: new Date() });
+    expect((await platform.store.rooms.find(scope))?.roomId).to.equal(room.roomId);
+    expect(cursors.encode).to.be.a('function');
   });
 
   it('refuses a part whose settings the process did not give', () => {
