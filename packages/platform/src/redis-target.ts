@@ -2,10 +2,10 @@ import type { RedisTarget } from '@chat/redis-client';
 import type { RedisConfig } from '@chat/service-config';
 
 /**
- * What the backbone, the rate limiter and the stream leases connect to, from the validated Redis
- * settings: the URL itself for one node; for a Cluster, the URL's node and the seed nodes, every
- * node with the URL's credentials and TLS; for Sentinel, the URL's host and the seed nodes as
- * sentinels, the URL's credentials and database for the primary they name. undefined: no Redis.
+ * What the backbone and the stream leases connect to, from the validated Redis settings: the URL
+ * itself for one node; for a Cluster, the URL's node and the seed nodes, every node with the URL's
+ * credentials and TLS; for Sentinel, the URL's host and the seed nodes as sentinels, the URL's
+ * credentials and database for the primary they name. undefined: no Redis.
  */
 export function redisTargetOf(config: RedisConfig): RedisTarget | undefined {
   if (config.url === undefined) return undefined;

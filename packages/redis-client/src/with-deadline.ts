@@ -4,7 +4,7 @@
  * `work` settling after the deadline is ignored, a late rejection included.
  *
  * One promise and one timer per call, without `Promise.race` or an async frame: it guards every
- * rate-limit consume and backbone command, and this form costs about half as much CPU.
+ * backbone command, and this form costs about half as much CPU.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number, onTimeout?: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {

@@ -68,7 +68,7 @@ const hostPortList = z
   .pipe(z.array(z.string().regex(/^[^\s:,/]+:\d{1,5}$/, 'expected host:port')));
 
 export const redisFields = {
-  REDIS_URL: z.string().url().optional().describe('Redis URL; unset means the in-process backbone and counters (one process only). In `cluster` mode one node of the cluster, in `sentinel` mode one sentinel; its user, password and TLS (`rediss:`) are those of the data nodes'),
+  REDIS_URL: z.string().url().optional().describe('Redis URL; unset means the in-process backbone and stream-cap leases (one process only). In `cluster` mode one node of the cluster, in `sentinel` mode one sentinel; its user, password and TLS (`rediss:`) are those of the data nodes'),
   REDIS_MODE: z
     .enum(['single', 'cluster', 'sentinel'])
     .default('single')

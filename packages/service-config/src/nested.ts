@@ -43,7 +43,7 @@ export type DatabasePooler = 'none' | 'transaction';
 type RedisMode = 'single' | 'cluster' | 'sentinel';
 
 export interface RedisConfig {
-  /** undefined means the in-process backbone, rate windows and leases. */
+  /** undefined means the in-process backbone and stream leases (one process only). */
   url: string | undefined;
   keyPrefix: string;
   /** @defaultValue 'single' */
