@@ -8,7 +8,7 @@ export interface ScratchDatabase {
 }
 
 /**
- * A fresh PostgreSQL database on the test server. A deployment's notifiers sweep every fan-out row
+ * A fresh PostgreSQL database on the test server. A deployment's notifiers sweep every fanout row
  * of their database, so a cluster sharing the `test` database with another test's notifiers (which
  * ask another dev-core, where this run's repositories do not exist) would see its rows taken and
  * resolved to nobody. One database per cluster keeps deployments apart, as in production.

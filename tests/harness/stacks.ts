@@ -13,7 +13,7 @@ export const MODES: readonly Mode[] = ['embedded', 'postgres'];
 
 /**
  * The environment of one deployment in a mode. On PostgreSQL every deployment gets a database and a
- * Redis key prefix of its own, as separate deployments would: its notifiers sweep every fan-out row
+ * Redis key prefix of its own, as separate deployments would: its notifiers sweep every fanout row
  * of their database and its consumer groups read every entry under their prefix, so sharing them with
  * another test's processes (which ask another dev-core) would hand this deployment's work to them.
  */

@@ -16,12 +16,12 @@ const WRITERS = 6;
 const PER_WRITER = 20;
 /** Mentions appended one after another once the killed notifier's work has been swept. */
 const SEQUENTIAL_AFTER_KILL = 10;
-/** Core's answer time while the victim handles its last fan-out (below the services' 2 s core timeout). */
+/** Core's answer time while the victim handles its last fanout (below the services' 2 s core timeout). */
 const CORE_LATENCY_MS = 1200;
 
 const NOTIFIER_ENV = {
   // The killed member's backbone entries are never handed to another member during the run: what it
-  // had read or claimed comes back through the durable fan-out table only.
+  // had read or claimed comes back through the durable fanout table only.
   NOTIFIER_CLAIM_IDLE_MS: '600000',
   NOTIFIER_LEASE_MS: '2000',
   NOTIFIER_SWEEP_INTERVAL_MS: '200',
@@ -179,7 +179,7 @@ describe('inbox order: 3 notifier processes, mentions appended in sequence and a
         }),
       );
       // One more mention, with core answering slowly: the victim reads its event and claims its
-      // fan-out row, and dies while it waits on core. Its backbone entry is never handed to another
+      // fanout row, and dies while it waits on core. Its backbone entry is never handed to another
       // notifier (NOTIFIER_CLAIM_IDLE_MS is long) and no later event of the room leads one to the
       // row, so only the durable sweep can run it, once the victim's claim has lapsed.
       await new Promise((r) => setTimeout(r, 1000));
@@ -244,7 +244,7 @@ describe('inbox order: 3 notifier processes, mentions appended in sequence and a
       expect(report[i], `${target.name} inbox`).to.deep.include({ lost: 0, duplicated: 0, unexpected: 0, inversions: 0 });
       expect(inboxes.get(target.name), `${target.name} inbox in message order`).to.deep.equal(target.expected);
     }
-    expect(sweptFanouts, 'fan-outs run by the surviving notifiers\' durable sweep').to.be.greaterThan(0);
+    expect(sweptFanouts, 'fanouts run by the surviving notifiers\' durable sweep').to.be.greaterThan(0);
     for (const api of apis) api.close();
   });
 });

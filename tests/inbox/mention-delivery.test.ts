@@ -266,7 +266,7 @@ async function fanoutState(databaseUrl: string, messageIds: string[]): Promise<s
   try {
     const fanout = await client.query('SELECT * FROM mention_fanout WHERE message_id = ANY($1)', [messageIds]);
     const made = await client.query('SELECT inbox_key, message_id, seq FROM notifications WHERE message_id = ANY($1)', [messageIds]);
-    return `\n  missing: ${messageIds.join(', ')}\n  fan-out rows: ${JSON.stringify(fanout.rows)}\n  notifications: ${JSON.stringify(made.rows)}`;
+    return `\n  missing: ${messageIds.join(', ')}\n  fanout rows: ${JSON.stringify(fanout.rows)}\n  notifications: ${JSON.stringify(made.rows)}`;
   } finally {
     await client.end();
   }

@@ -68,7 +68,7 @@ describe('lifecycle: SIGTERM to a notifier mid-run', function () {
   it('the stopped notifier exits 0 and every mention ends as exactly one notification in its target\'s inbox', async () => {
     const scenario = await world.fixture.scenario();
     const actors = new Actors(world.core, scenario);
-    // Two rooms: a room's fan-outs run one at a time on whichever notifier holds its earliest
+    // Two rooms: a room's fanouts run one at a time on whichever notifier holds its earliest
     // pending row, so with one busy room the other notifier could have nothing to do when signalled.
     const scopes = [{ repositoryId: scenario.repositoryId, branchId: scenario.branchId }, { repositoryId: scenario.repositoryId }];
     const client = new ApiClient(api.url);

@@ -1,5 +1,5 @@
 /**
- * The event backbone: fan-out of events that PostgreSQL already committed. It is not a record.
+ * The event backbone: fanout of events that PostgreSQL already committed. It is not a record.
  * Each event carries its scope's contiguous `seq`, so a reader that sees a jump knows it missed
  * something and re-reads the database; the backbone may drop or repeat under faults, never invent.
  */
@@ -132,7 +132,7 @@ export interface Backbone {
    */
   publish(events: BackboneEvent[]): Promise<void>;
   /**
-   * Live fan-out of every event published on `channel` after the returned promise resolves
+   * Live fanout of every event published on `channel` after the returned promise resolves
    * (listener first). One subscription per gateway process, demuxed by the caller. `onError`
    * reports loss of the connection: the caller must treat the live feed as broken and re-sync
    * from the database; delivery resumes from the last seen entries once the connection is back.

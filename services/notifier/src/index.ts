@@ -1,6 +1,6 @@
 export { createNotifierRuntime, NOTIFIER_DEFAULTS, type NotifierRuntime, type NotifierRuntimeOptions, type NotifierPlatform, type NotifierSettings, type NotifierSettingsInput } from './runtime.ts';
 export { NotifierEnvSchema, loadNotifierConfig, type NotifierConfig } from './config.ts';
-export { fanOutMessage, type FanOutDeps, type FanOutResult } from './domain/fan-out-message.ts';
+export { fanoutMessage, type FanoutDeps, type FanoutResult } from './domain/fanout-message.ts';
 export { groupMentionTargets, type MentionTarget } from './domain/mention-targets.ts';
 export { PoisonFanoutError } from './domain/poison-fanout-error.ts';
 export { FanoutProcessor, type FanoutOutcome, type FanoutProcessorSettings } from './workers/fanout-processor.ts';

@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 /** The notifier's own metrics registry (served on its admin port). */
 export interface NotifierMetrics {
   registry: Registry;
-  /** Fan-out runs by path (`backbone` or `sweeper`) and outcome (`done`, `retry`, `failed`, `dead`). */
+  /** Fanout runs by path (`backbone` or `sweeper`) and outcome (`done`, `retry`, `failed`, `dead`). */
   fanouts: Counter<'path' | 'outcome'>;
   notificationsWritten: Counter;
   deniedTargets: Counter;
@@ -35,7 +35,7 @@ export function createNotifierMetrics(
   });
   new Gauge({
     name: 'chat_notifier_fanout_rows',
-    help: 'Mention fan-out rows waiting (state="pending") and given up on (state="dead")',
+    help: 'Mention fanout rows waiting (state="pending") and given up on (state="dead")',
     labelNames: ['state'],
     registers: [registry],
     async collect() {
@@ -46,9 +46,9 @@ export function createNotifierMetrics(
   });
   return {
     registry,
-    fanouts: new Counter({ name: 'chat_notifier_fanouts_total', help: 'Mention fan-out runs by path and outcome', labelNames: ['path', 'outcome'], registers: [registry] }),
+    fanouts: new Counter({ name: 'chat_notifier_fanouts_total', help: 'Mention fanout runs by path and outcome', labelNames: ['path', 'outcome'], registers: [registry] }),
     notificationsWritten: new Counter({ name: 'chat_notifier_notifications_written_total', help: 'Notifications committed', registers: [registry] }),
-    deniedTargets: new Counter({ name: 'chat_notifier_denied_targets_total', help: 'Mention targets that could not read the scope at fan-out', registers: [registry] }),
+    deniedTargets: new Counter({ name: 'chat_notifier_denied_targets_total', help: 'Mention targets that could not read the scope at fanout', registers: [registry] }),
     fanoutLatency: new Histogram({
       name: 'chat_notifier_fanout_latency_seconds',
       help: 'Time from a message commit to the commit of its notifications',

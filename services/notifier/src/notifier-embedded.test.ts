@@ -36,7 +36,7 @@ describe('notifier embedded (PGlite, in-process backbone)', function () {
       // Message order holds within each room; the two rooms' notifications may interleave.
       const perRoom = (ids: string[]) => [...new Set(roomOf.values())].map((room) => ids.filter((id) => roomOf.get(id) === room));
       const keys = [inboxOf(world.repositoryId, 'human', 'u_bob'), inboxOf(world.repositoryId, 'bot', 'b_ci')];
-      await waitFor('the fan-out', async () => (await Promise.all(keys.map((k) => listInbox(store, k)))).every((rows) => rows.length === sent.length));
+      await waitFor('the fanout', async () => (await Promise.all(keys.map((k) => listInbox(store, k)))).every((rows) => rows.length === sent.length));
       for (const key of keys) {
         const rows = await listInbox(store, key);
         assertTotalOrder(rows);

@@ -2,7 +2,7 @@ import { InProcessBackbone, type Backbone } from '@chat/backbone';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import type { MessageRow } from '@chat/store';
-import { fanOutMessage } from './domain/fan-out-message.ts';
+import { fanoutMessage } from './domain/fanout-message.ts';
 import { createNotifierRuntime, type NotifierRuntime, type NotifierSettingsInput } from './runtime.ts';
 import {
   appendMessage,
@@ -54,7 +54,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     const message = await appendMessage(world.store, repo(), [mention('human', 'u_bob', 0, 4), mention('bot', 'b_ci', 9, 12), mention('human', 'u_bob', 20, 24)], body);
     await publisher.publish(messageEvents(message));
     const bob = inboxOf(world.repositoryId, 'human', 'u_bob');
-    await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
+    await waitFor('the fanout', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
     const [notification] = (await listInbox(world.store, bob)).filter((n) => n.messageId === message.messageId);
     expect(notification).to.include({ targetKind: 'human', targetId: 'u_bob', roomId: message.roomId, senderKind: 'user', senderId: 'u_alice', branchId: null });
     expect(notification!.spans).to.deep.equal([{ startByte: 0, endByte: 4 }, { startByte: 20, endByte: 24 }]);
@@ -80,7 +80,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     expect(messageEvents(plain).map((e) => e.channel)).to.deep.equal(['messages']);
     expect(messageEvents(mentioned).map((e) => e.channel)).to.deep.equal(['messages', 'mentions']);
     await publisher.publish([...messageEvents(plain), ...messageEvents(mentioned)]);
-    await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(mentioned.messageId)) === null);
+    await waitFor('the fanout', async () => (await world.store.mentionFanout.find(mentioned.messageId)) === null);
     expect(consumed).to.deep.equal(['mentions']);
     await publisher.close();
   });
@@ -95,7 +95,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
       [mention('human', 'u_carol', 0, 2), mention('bot', 'b_writer', 3, 5), mention('human', 'u_ghost', 6, 8), mention('human', 'u_alice', 9, 11)],
     );
     await publisher.publish(messageEvents(message));
-    await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
+    await waitFor('the fanout', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
     for (const [kind, id] of [['human', 'u_carol'], ['bot', 'b_writer'], ['human', 'u_ghost']] as const) {
       expect(await world.store.inboxes.find({ repositoryId: world.repositoryId, principalKind: kind, principalId: id })).to.equal(null);
     }
@@ -113,10 +113,10 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     const row = (await world.store.mentionFanout.find(message.messageId))!;
     // A worker that wrote the notifications and died before deleting the row: the retry writes nothing new.
     const deps = { store: world.store, core: world.coreClient, backbone: publisher, logger: world.logger, clock: () => new Date() };
-    expect((await fanOutMessage(deps, row)).created).to.equal(1);
-    expect((await fanOutMessage(deps, row)).created).to.equal(0);
+    expect((await fanoutMessage(deps, row)).created).to.equal(1);
+    expect((await fanoutMessage(deps, row)).created).to.equal(0);
     await publisher.publish([...messageEvents(message), ...messageEvents(message)]);
-    await waitFor('the fan-out', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
+    await waitFor('the fanout', async () => (await world.store.mentionFanout.find(message.messageId)) === null);
     await publisher.publish(messageEvents(message));
     await new Promise((r) => setTimeout(r, 300));
     const bob = (await listInbox(world.store, inboxOf(world.repositoryId, 'human', 'u_bob'))).filter((n) => n.messageId === message.messageId);
@@ -125,7 +125,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
   });
 
   it('fans out from the durable record when the backbone never delivers (sweeper path)', async function () {
-    // Nothing is ever published on this backbone: only the fan-out rows in PostgreSQL remain.
+    // Nothing is ever published on this backbone: only the fanout rows in PostgreSQL remain.
     await startNotifier(new InProcessBackbone(), { sweeper: { graceMs: 200, intervalMs: 50 } });
     const messages: Array<{ messageId: string }> = [];
     for (let i = 0; i < 5; i++) messages.push(await appendMessage(world.store, repo(), [mention('bot', 'b_ci', 0, 3)]));
@@ -134,7 +134,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     expect(messages.map((m) => ci.filter((n) => n.messageId === m.messageId).length)).to.deep.equal([1, 1, 1, 1, 1]);
   });
 
-  it('keeps the fan-out while core is unavailable and finishes it when core returns', async function () {
+  it('keeps the fanout while core is unavailable and finishes it when core returns', async function () {
     await startNotifier(new InProcessBackbone(), { sweeper: { graceMs: 0, intervalMs: 50 }, processor: { retryDelayMs: 50, maxAttempts: 2 } });
     world.core.setFaults({ authorization: 'unavailable' });
     const message = await appendMessage(world.store, repo(), [mention('human', 'u_bob', 0, 4)]);
@@ -151,7 +151,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     expect(bob).to.have.length(1);
   });
 
-  it('dead-letters a poison fan-out after its attempts and keeps it for operators', async function () {
+  it('dead-letters a poison fanout after its attempts and keeps it for operators', async function () {
     const runtime = await startNotifier(new InProcessBackbone(), { sweeper: { graceMs: 0, intervalMs: 30 }, processor: { retryDelayMs: 10, maxAttempts: 3 } });
     const message = await appendMessage(world.store, repo(), [mention('human', 'u_bob', 0, 4)]);
     // Corrupt the record: it points at a seq that holds no such message, which no retry can fix.
@@ -195,7 +195,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
     const poisonId = `${sent[2]!.messageId}-poison`;
     await world.database.exec(`UPDATE mention_fanout SET message_id = '${poisonId}' WHERE message_id = '${sent[2]!.messageId}'`);
     await startNotifier(new InProcessBackbone(), { sweeper: { graceMs: 0, intervalMs: 30 }, processor: { retryDelayMs: 10, maxAttempts: 3 } });
-    await waitFor('the fan-outs and the dead letter', async () => {
+    await waitFor('the fanouts and the dead letter', async () => {
       const rows = await Promise.all([...sent.filter((_, i) => i !== 2).map((m) => world.store.mentionFanout.find(m.messageId))]);
       return rows.every((r) => r === null) && (await world.store.mentionFanout.find(poisonId))?.dead === true;
     });
@@ -223,7 +223,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
       }),
     );
     const position = new Map(sent.map((m) => [m.messageId, `${m.roomId}:${String(m.seq).padStart(12, '0')}`]));
-    await waitFor('all fan-outs', async () => (await Promise.all(keys.map((k) => listInbox(world.store, k)))).every((rows, i) => rows.length >= before.get(keys[i]!)! + sent.length), 30_000, 100);
+    await waitFor('all fanouts', async () => (await Promise.all(keys.map((k) => listInbox(world.store, k)))).every((rows, i) => rows.length >= before.get(keys[i]!)! + sent.length), 30_000, 100);
     await new Promise((r) => setTimeout(r, 300));
     for (const key of keys) {
       const rows = await listInbox(world.store, key);

@@ -8,7 +8,7 @@ import { ulid } from 'ulid';
 
 const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /**
- * Notifier tests run in a schema of their own: their sweepers claim every due fan-out row, and must
+ * Notifier tests run in a schema of their own: their sweepers claim every due fanout row, and must
  * not take rows that other packages' tests, running at the same time in the same database, rely on.
  */
 export const TEST_SCHEMA = 'notifier_test';
@@ -81,7 +81,7 @@ export function mention(principalKind: 'human' | 'bot', principalId: string, sta
   return { principalKind, principalId, startByte, endByte };
 }
 
-/** Appends a message the way the API does (mentions recorded for fan-out in the same transaction). */
+/** Appends a message the way the API does (mentions recorded for fanout in the same transaction). */
 export async function appendMessage(
   store: Store,
   scope: { repositoryId: string; branchId: string | null },

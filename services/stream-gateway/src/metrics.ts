@@ -33,7 +33,7 @@ export function createGatewayMetrics(hub: () => StreamHub | undefined, options: 
   });
   // Counted in plain numbers and handed to the counter at scrape time: a room event is one delivery
   // per stream, and prom-client's labelled `inc` (label hashing and validation) on each of them was a
-  // visible share of the fan-out's CPU.
+  // visible share of the fanout's CPU.
   const unreported = new Map<string, { labels: { kind: StreamKind; from: 'store' | 'live' }; count: number }>();
   new Counter({
     name: 'chat_gateway_deliveries_total',

@@ -1,6 +1,6 @@
 import { AppError } from '@chat/contracts';
 import { FanoutSettledError, type MentionFanoutRow } from '@chat/store';
-import { prepareFanout, writeFanout, type FanOutDeps, type PreparedFanout } from '../domain/fan-out-message.ts';
+import { prepareFanout, writeFanout, type FanoutDeps, type PreparedFanout } from '../domain/fanout-message.ts';
 import type { NotifierMetrics } from '../metrics.ts';
 
 export interface FanoutProcessorSettings {
@@ -30,7 +30,7 @@ const ROOM_MOVES_ON = new Set<FanoutOutcome>(['done', 'dead']);
 const TRANSIENT_CODES = new Set(['AUTHORIZATION_UNAVAILABLE', 'STORE_UNAVAILABLE', 'STREAM_UNAVAILABLE']);
 
 /**
- * Runs claimed fan-out rows and settles them: deleted when done, released for later when a
+ * Runs claimed fanout rows and settles them: deleted when done, released for later when a
  * dependency is down (never dropped), retried with backoff after an error, and dead-lettered (kept,
  * flagged, logged) after `maxAttempts` failed attempts.
  *
@@ -47,7 +47,7 @@ export class FanoutProcessor {
   private readonly draining = new Map<string, { dirty: boolean }>();
 
   constructor(
-    private readonly deps: FanOutDeps,
+    private readonly deps: FanoutDeps,
     private readonly settings: FanoutProcessorSettings,
     private readonly metrics: NotifierMetrics,
   ) {}
@@ -125,7 +125,7 @@ export class FanoutProcessor {
       }
     } catch (err) {
       // The store failed: the room's next row is left to the sweeper (or to a lease that lapses).
-      this.deps.logger.warn({ err, roomId }, 'fan-out of a room interrupted; the sweeper takes it over');
+      this.deps.logger.warn({ err, roomId }, 'fanout of a room interrupted; the sweeper takes it over');
     } finally {
       // In the same turn as the last look at `dirty`: an event arriving after this claims for itself.
       if (state) this.draining.delete(roomId);
@@ -166,17 +166,17 @@ export class FanoutProcessor {
     return outcome;
   }
 
-  private async settleFailure(row: MentionFanoutRow, err: unknown, log: FanOutDeps['logger']): Promise<FanoutOutcome> {
+  private async settleFailure(row: MentionFanoutRow, err: unknown, log: FanoutDeps['logger']): Promise<FanoutOutcome> {
     if (err instanceof FanoutSettledError) {
       // Another worker took the row over after this one's lease lapsed, and finished or dead-lettered
       // it: the row is not this worker's to touch any more.
-      log.info('mention fan-out settled by another worker');
+      log.info('mention fanout settled by another worker');
       return 'superseded';
     }
     const now = this.deps.clock().getTime();
     const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     if (err instanceof AppError && TRANSIENT_CODES.has(err.code)) {
-      log.warn({ code: err.code }, 'mention fan-out waits for a dependency');
+      log.warn({ code: err.code }, 'mention fanout waits for a dependency');
       await this.deps.store.mentionFanout.release(row.messageId, { retryAt: new Date(now + this.settings.retryDelayMs), error });
       return 'retry';
     }
@@ -186,8 +186,8 @@ export class FanoutProcessor {
       error,
       maxAttempts: this.settings.maxAttempts,
     });
-    if (dead) log.error({ err }, 'mention fan-out dead-lettered after its last attempt');
-    else log.warn({ err }, 'mention fan-out failed; will retry');
+    if (dead) log.error({ err }, 'mention fanout dead-lettered after its last attempt');
+    else log.warn({ err }, 'mention fanout failed; will retry');
     return dead ? 'dead' : 'failed';
   }
 }

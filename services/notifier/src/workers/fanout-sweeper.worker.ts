@@ -16,7 +16,7 @@ export interface FanoutSweeperSettings {
 }
 
 /**
- * The path that does not depend on Redis: claims fan-out rows nobody finished (the event was lost,
+ * The path that does not depend on Redis: claims fanout rows nobody finished (the event was lost,
  * the worker crashed, a retry is due) and runs them. It claims room heads only (a room's earliest
  * pending row) and runs each room's rows behind its head in order; a head goes to one claimer only,
  * so any number of notifier processes sweep side by side.
@@ -38,7 +38,7 @@ export class FanoutSweeper {
     const tick = () => {
       this.running = this.sweep()
         .then(() => undefined)
-        .catch((err: unknown) => this.logger.warn({ err }, 'fan-out sweep failed; retrying'))
+        .catch((err: unknown) => this.logger.warn({ err }, 'fanout sweep failed; retrying'))
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.settings.intervalMs);
         });
@@ -67,7 +67,7 @@ export class FanoutSweeper {
           let budget = this.settings.batchSize;
           const more = () => !this.stopped && budget-- > 0;
           // The store failed while settling: the row's lease lapses and it comes back.
-          await this.processor.processRoom(row, 'sweeper', more).catch((err: unknown) => this.logger.warn({ err, messageId: row.messageId }, 'fan-out not settled'));
+          await this.processor.processRoom(row, 'sweeper', more).catch((err: unknown) => this.logger.warn({ err, messageId: row.messageId }, 'fanout not settled'));
         }
       };
       await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, rows.length) }, lane));

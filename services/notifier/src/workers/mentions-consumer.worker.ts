@@ -25,7 +25,7 @@ export interface MentionsConsumerSettings {
 
 /**
  * The low-latency path: every committed message that mentions anyone arrives as a `mentions` event
- * through the `notifier` consumer group, and its fan-out row is claimed and run. Messages without
+ * through the `notifier` consumer group, and its fanout row is claimed and run. Messages without
  * mentions never reach the notifier. The row, not the event, is the record: an event lost in Redis
  * leaves the row to the sweeper, and a row already done or held by another worker makes the event a
  * no-op, as does a row behind an earlier pending row of its room (whoever runs that one runs this one

@@ -4,7 +4,7 @@ import type { SourceItem } from './stream-source.ts';
 
 /** What one scope's orderer needs: where events go, where missing ones are read, and its bounds. */
 export interface ScopeOrdererOptions {
-  /** Hands one event to every current stream of the scope (the hub's fan-out). */
+  /** Hands one event to every current stream of the scope (the hub's fanout). */
   deliver(event: LiveEvent): void;
   /** The scope's committed items after a seq: the source's shared page read. */
   readAfter(afterSeq: number, limit: number): Promise<SourceItem[]>;

@@ -82,7 +82,7 @@ for (const target of TARGETS) {
       /** One wave. Its clients live in this call's frame only, so after it the test holds none of them. */
       const runWave = async (wave: number) => {
         const clients = await openWave(PER_WAVE);
-        // Live fan-out too, so the backbone feed and the rooms' orderers carry events during the wave.
+        // Live fanout too, so the backbone feed and the rooms' orderers carry events during the wave.
         await appendToEveryRoom();
         await Promise.all(clients.map((client) => client.waitForMessages(perRoom, 10_000)));
         expect(h.gateway.hub.stats()).to.include({ sessions: PER_WAVE, scopes: ROOMS, subscriptions: 1, ticking: true });

@@ -1,7 +1,7 @@
 import { AppError } from '@chat/contracts';
 import type { Backbone, Channel, DeliveredEvent, Subscription } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import { FanOutQueue } from './fan-out-queue.ts';
+import { FanoutQueue } from './fanout-queue.ts';
 import { LiveEvent } from './live-event.ts';
 import { ScopeOrderer } from './scope-orderer.ts';
 import type { CloseReason, SessionSettings } from './stream-session.ts';
@@ -47,12 +47,12 @@ interface Scope {
 }
 
 /**
- * The process-wide fan-out: ONE backbone subscription per channel, demultiplexed by scope key to the
+ * The process-wide fanout: ONE backbone subscription per channel, demultiplexed by scope key to the
  * streams of that scope, and ONE interval that drives every stream's timers, so idle streams cost a
  * map entry each, not a subscription or timer each. A room's events are put in seq order once per
  * scope ({@link ScopeOrderer}), so its streams see them in order and arm no gap timers of their own.
  * An inbox's events carry per-stream data, so each inbox stream still orders its own. Deliveries
- * go through one {@link FanOutQueue}, a slice per turn, so a crowded room never holds the event loop.
+ * go through one {@link FanoutQueue}, a slice per turn, so a crowded room never holds the event loop.
  */
 export class StreamHub {
   private readonly scopes = new Map<Channel, Map<string, Scope>>();
@@ -61,14 +61,14 @@ export class StreamHub {
   private readonly broken = new Set<Channel>();
   private readonly tickMs: number;
   private readonly now: () => number;
-  private readonly fanOut: FanOutQueue<HubSession, LiveEvent>;
+  private readonly fanout: FanoutQueue<HubSession, LiveEvent>;
   private ticker: NodeJS.Timeout | undefined;
   private draining = false;
 
   constructor(private readonly options: StreamHubOptions) {
     this.tickMs = options.tickMs ?? 1000;
     this.now = options.now ?? Date.now;
-    this.fanOut = new FanOutQueue((session, live) => this.deliverTo(session, live));
+    this.fanout = new FanoutQueue((session, live) => this.deliverTo(session, live));
   }
 
   /**
@@ -180,7 +180,7 @@ export class StreamHub {
     const { source, settings } = first;
     if (source.fromLive) return { sessions, orderer: undefined };
     const orderer = new ScopeOrderer({
-      deliver: (event) => this.fanOut.push(sessions, event),
+      deliver: (event) => this.fanout.push(sessions, event),
       // Every stream of the scope reads the same rows; the room source shares the page read.
       readAfter: (afterSeq, limit) => source.readAfter(afterSeq, limit),
       gapGraceMs: settings.gapGraceMs,
@@ -196,7 +196,7 @@ export class StreamHub {
     const scope = this.scopes.get(event.channel)?.get(event.scopeKey);
     if (!scope) return;
     if (scope.orderer) scope.orderer.accept(event.seq, event.data);
-    else this.fanOut.push(scope.sessions, new LiveEvent(event.seq, event.data));
+    else this.fanout.push(scope.sessions, new LiveEvent(event.seq, event.data));
   }
 
   private deliverTo(session: HubSession, live: LiveEvent): void {

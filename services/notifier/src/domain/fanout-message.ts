@@ -6,7 +6,7 @@ import { storedNotificationJson } from '@chat/wire';
 import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
 import { PoisonFanoutError } from './poison-fanout-error.ts';
 
-export interface FanOutDeps {
+export interface FanoutDeps {
   store: Store;
   core: CoreClient;
   backbone: Backbone;
@@ -14,7 +14,7 @@ export interface FanOutDeps {
   clock: () => Date;
 }
 
-export interface FanOutResult {
+export interface FanoutResult {
   /** Notifications written by this run (a redelivered message writes none). */
   created: number;
   /** Targets core says may not read the message's scope: they get nothing. */
@@ -26,7 +26,7 @@ export interface FanOutResult {
 /** Targets per core call (core's limit for mention resolution). */
 const CORE_TARGETS_PER_CALL = 100;
 
-/** What a fan-out writes: the message, its targets, and those core says may read its scope. */
+/** What a fanout writes: the message, its targets, and those core says may read its scope. */
 export interface PreparedFanout {
   message: MessageRow;
   targets: MentionTarget[];
@@ -41,15 +41,15 @@ export interface PreparedFanout {
  * @throws AppError AUTHORIZATION_UNAVAILABLE / STORE_UNAVAILABLE when a dependency is down (retry later);
  * PoisonFanoutError when the row can never succeed; FanoutSettledError when another worker settled it.
  */
-export async function fanOutMessage(deps: FanOutDeps, row: MentionFanoutRow): Promise<FanOutResult> {
+export async function fanoutMessage(deps: FanoutDeps, row: MentionFanoutRow): Promise<FanoutResult> {
   return writeFanout(deps, await prepareFanout(deps, row));
 }
 
 /**
- * The part of a fan-out that writes nothing: reads the message and asks core which targets may read
+ * The part of a fanout that writes nothing: reads the message and asks core which targets may read
  * it. A worker runs it for the next rows of a room while the room's current row is written.
  */
-export async function prepareFanout(deps: Pick<FanOutDeps, 'store' | 'core'>, row: MentionFanoutRow): Promise<PreparedFanout> {
+export async function prepareFanout(deps: Pick<FanoutDeps, 'store' | 'core'>, row: MentionFanoutRow): Promise<PreparedFanout> {
   const [message] = await deps.store.messages.listAfter(row.roomId, row.seq - 1, 1);
   if (!message || message.messageId !== row.messageId) {
     throw new PoisonFanoutError(`message ${row.messageId} is not at seq ${row.seq} of room ${row.roomId}`);
@@ -58,8 +58,8 @@ export async function prepareFanout(deps: Pick<FanOutDeps, 'store' | 'core'>, ro
   return { message, targets, allowed: await targetsThatMayRead(deps.core, message, targets) };
 }
 
-/** Writes a prepared fan-out's notifications (only while its row is pending) and publishes them. */
-export async function writeFanout(deps: FanOutDeps, prepared: PreparedFanout): Promise<FanOutResult> {
+/** Writes a prepared fanout's notifications (only while its row is pending) and publishes them. */
+export async function writeFanout(deps: FanoutDeps, prepared: PreparedFanout): Promise<FanoutResult> {
   const { message, targets, allowed } = prepared;
   // allSettled, not all: nothing of this run may still be writing once it has returned or thrown.
   const settled = await Promise.allSettled(
@@ -93,7 +93,7 @@ async function targetsThatMayRead(core: CoreClient, message: MessageRow, targets
   for (let i = 0; i < targets.length; i += CORE_TARGETS_PER_CALL) {
     const chunk: CoreTarget[] = targets.slice(i, i + CORE_TARGETS_PER_CALL).map((t) => ({ kind: t.kind, id: t.id }));
     // No resource token: this is core's own answer to "may this principal read the scope", asked by
-    // chat as a service (docs/core-contract.md, mention resolution at fan-out).
+    // chat as a service (docs/core-contract.md, mention resolution at fanout).
     const resolution = await core.resolveMentions({
       repositoryId: message.repositoryId,
       ...(message.branchId === null ? {} : { branchId: message.branchId }),
@@ -108,7 +108,7 @@ async function targetsThatMayRead(core: CoreClient, message: MessageRow, targets
  * Sends committed notifications to the backbone at once for low latency, then clears their outbox
  * entries. A failure only delays them: the outbox relay publishes whatever is left.
  */
-async function publishAfterCommit(deps: FanOutDeps, committed: Array<{ notification: NotificationRow; outboxId: number }>): Promise<void> {
+async function publishAfterCommit(deps: FanoutDeps, committed: Array<{ notification: NotificationRow; outboxId: number }>): Promise<void> {
   try {
     await deps.backbone.publish(
       committed.map(({ notification }) => ({

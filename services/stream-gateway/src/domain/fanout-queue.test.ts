@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { FanOutQueue } from './fan-out-queue.ts';
+import { FanoutQueue } from './fanout-queue.ts';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('FanOutQueue (live deliveries in slices)', () => {
-  it('delivers a small fan-out at once, in the same turn', () => {
+describe('FanoutQueue (live deliveries in slices)', () => {
+  it('delivers a small fanout at once, in the same turn', () => {
     const got: string[] = [];
-    const queue = new FanOutQueue<string, number>((target, event) => got.push(`${target}:${event}`), 4);
+    const queue = new FanoutQueue<string, number>((target, event) => got.push(`${target}:${event}`), 4);
     queue.push(['a', 'b', 'c'], 1);
     expect(got).to.deep.equal(['a:1', 'b:1', 'c:1']);
     expect(queue.backlog).to.equal(0);
@@ -14,7 +14,7 @@ describe('FanOutQueue (live deliveries in slices)', () => {
 
   it('makes at most one slice of deliveries per turn, letting other work in between', async () => {
     const got: Array<string> = [];
-    const queue = new FanOutQueue<number, string>((target, event) => got.push(`${event}${target}`), 3);
+    const queue = new FanoutQueue<number, string>((target, event) => got.push(`${event}${target}`), 3);
     const targets = [1, 2, 3, 4, 5, 6, 7];
     queue.push(targets, 'x');
     expect(got).to.deep.equal(['x1', 'x2', 'x3']);
@@ -30,7 +30,7 @@ describe('FanOutQueue (live deliveries in slices)', () => {
 
   it('keeps every target’s events in the order they were queued, across slices and jobs', async () => {
     const byTarget = new Map<number, number[]>();
-    const queue = new FanOutQueue<number, number>((target, event) => byTarget.set(target, [...(byTarget.get(target) ?? []), event]), 5);
+    const queue = new FanoutQueue<number, number>((target, event) => byTarget.set(target, [...(byTarget.get(target) ?? []), event]), 5);
     const targets = Array.from({ length: 12 }, (_, i) => i);
     for (let event = 1; event <= 6; event++) queue.push(targets, event);
     while (queue.backlog > 0) await turn();
@@ -39,7 +39,7 @@ describe('FanOutQueue (live deliveries in slices)', () => {
 
   it('delivers each job to the targets its scope had when it was queued', async () => {
     const got: string[] = [];
-    const queue = new FanOutQueue<string, number>((target, event) => got.push(`${target}:${event}`), 1);
+    const queue = new FanoutQueue<string, number>((target, event) => got.push(`${target}:${event}`), 1);
     const scope = new Set(['a', 'b']);
     queue.push(scope, 1);
     scope.add('late');
@@ -50,7 +50,7 @@ describe('FanOutQueue (live deliveries in slices)', () => {
 
   it('delivers everything at once when the backlog passes its bound, so it never grows without end', async () => {
     const got: number[] = [];
-    const queue = new FanOutQueue<number, number>((_target, event) => got.push(event), 2, 6);
+    const queue = new FanoutQueue<number, number>((_target, event) => got.push(event), 2, 6);
     queue.push([1, 2, 3, 4], 1);
     expect(got, 'one slice').to.have.length(2);
     queue.push([1, 2, 3, 4], 2);
@@ -64,7 +64,7 @@ describe('FanOutQueue (live deliveries in slices)', () => {
 
   it('does not make a delivery twice when one throws, and goes on with the rest', async () => {
     const got: string[] = [];
-    const queue = new FanOutQueue<string, number>((target, event) => {
+    const queue = new FanoutQueue<string, number>((target, event) => {
       if (target === 'bad' && event === 1) throw new Error('boom');
       got.push(`${target}:${event}`);
     }, 10);

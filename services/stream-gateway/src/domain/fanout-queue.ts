@@ -1,10 +1,10 @@
 /**
  * Live deliveries, one event to every stream of its scope, run in arrival order but in slices of
  * at most `sliceSize` deliveries, each slice its own turn of the event loop. A room with thousands
- * of streams would otherwise hold the event loop for the whole of its fan-out (each delivery is a
+ * of streams would otherwise hold the event loop for the whole of its fanout (each delivery is a
  * socket write, ~10 µs): in a process that also serves appends (the all-in-one), every step of an
  * append queued behind it, its request, its core answer, its store and Redis replies, each waiting
- * up to one whole fan-out. Between slices the loop takes its I/O, so a step waits one slice at most.
+ * up to one whole fanout. Between slices the loop takes its I/O, so a step waits one slice at most.
  *
  * Order holds: jobs run strictly one after the other, so every stream gets a scope's events in the
  * order they were queued. Each job delivers to the streams its scope had when it was queued; a
@@ -12,10 +12,10 @@
  * it as delivered when it queues it). A stream that closes meanwhile ignores what reaches it.
  *
  * The backlog is bounded: once more than `maxBacklog` deliveries wait, a push delivers everything at
- * once, as an unsliced fan-out would. A process that cannot keep up then stops reading the backbone
+ * once, as an unsliced fanout would. A process that cannot keep up then stops reading the backbone
  * while it writes, instead of queueing events in memory without end.
  */
-export class FanOutQueue<S, E> {
+export class FanoutQueue<S, E> {
   private readonly jobs: Array<{ targets: S[]; event: E; next: number }> = [];
   private head = 0;
   private pending = 0;
