@@ -6,7 +6,7 @@ import type { SqlClient } from './sql-client.ts';
 
 /**
  * Appends a batch of messages, to one room or several, in one statement and so one transaction
- * (`chat_append_messages_v3`, migrations 0007 and 0008): for every room its counters, its messages
+ * (`sql/functions/chat_append_messages_v3.sql`): for every room its counters, its messages
  * and their outbox entries commit together, and each append that brings a rate budget takes its
  * unit there. Each room is locked, in scope-key order, before its appends run, so its seq stays
  * contiguous and (createdAt, messageId) follows commit order. An item whose (sender, idempotency

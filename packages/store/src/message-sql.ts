@@ -49,8 +49,8 @@ export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
 };
 
 /**
- * Appends a batch in one statement (`chat_append_messages_v3`, migrations 0007 and 0008): one row
- * per append, with its `ord` in the batch, its outcome, and what the database decided for a created
+ * Appends a batch in one statement (`sql/functions/chat_append_messages_v3.sql`): one row per
+ * append, with its `ord` in the batch, its outcome, and what the database decided for a created
  * message (its outbox id, room, seq, ID and time) or the stored message of a replay.
  */
 export const APPEND_MESSAGES: SqlStatement = {
@@ -58,7 +58,7 @@ export const APPEND_MESSAGES: SqlStatement = {
   text: 'SELECT * FROM chat_append_messages_v3($1::json)',
 };
 
-/** Takes a unit of an append rate budget (migration 0007): one row, `taken` true, or `taken` NULL when spent. */
+/** Takes a unit of an append rate budget (`chat_take_append_rate_unit`): one row, `taken` true, or `taken` NULL when spent. */
 export const TAKE_RATE_UNIT: SqlStatement = {
   name: 'chat_take_append_rate_unit_v1',
   text: 'SELECT chat_take_append_rate_unit($1, $2, $3, $4, $5) AS taken',

@@ -4,7 +4,7 @@ import { inboxKey, type InboxOwner } from './inbox.repository.ts';
 import { inboxes, notifications, type InboxRow, type NotificationRow, type StoredSpan } from './inbox.schema.ts';
 import { mentionFanout } from './mention-fanout.schema.ts';
 import { nextMessageId } from './monotonic-ulid.ts';
-import { rowsOf } from './migrate.ts';
+import { rowsOf } from './sql-script.ts';
 import { storeCall } from './store-errors.ts';
 
 /** What the notifier decides about a notification; its ID, time and seq are the store's. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { ChatDb, DatabaseTarget } from './database.ts';
 import { DELETE_OUTBOX } from './message-sql.ts';
-import { rowsOf } from './migrate.ts';
+import { rowsOf } from './sql-script.ts';
 import { messages, outbox, type MessageRow, type OutboxRow } from './schema.ts';
 import type { SqlClient } from './sql-client.ts';
 import { storeCall } from './store-errors.ts';

@@ -2,5 +2,7 @@
 import { writePgliteTemplate } from './pglite-template.ts';
 import { PGLITE_TEMPLATE_FILE } from './pglite-thread.ts';
 
-const { migrations, bytes } = await writePgliteTemplate(PGLITE_TEMPLATE_FILE);
-process.stdout.write(`PGlite template: ${PGLITE_TEMPLATE_FILE} (${Math.round(bytes / 1024)} KiB, migrations ${migrations.join(', ')})\n`);
+const { migrations, functions, bytes } = await writePgliteTemplate(PGLITE_TEMPLATE_FILE);
+process.stdout.write(
+  `PGlite template: ${PGLITE_TEMPLATE_FILE} (${Math.round(bytes / 1024)} KiB, migrations ${migrations.join(', ')}, functions ${functions.join(', ')})\n`,
+);

@@ -1,14 +1,17 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pgliteDatabase } from './database.ts';
 import { migrate } from './migrate.ts';
 import { writePgliteTemplate } from './pglite-template.ts';
+import type { PgliteTemplateManifest } from './pglite-template-manifest.ts';
 import { PGLITE_TEMPLATE_FILE, startPgliteThread, type PgliteHandle } from './pglite-thread.ts';
+import { sqlFileChecksums, sqlFileNames, STORE_SQL_SOURCES } from './sql-sources.ts';
+import { CHANGED_FUNCTION, changeBody, copyFunctionFiles } from '../test/function-files.ts';
 
-const MIGRATIONS_DIR = new URL('../migrations/', import.meta.url);
+const { migrationsDir, functionsDir } = STORE_SQL_SOURCES;
 
 async function appliedMigrations(db: PgliteHandle): Promise<string[]> {
   return (await db.query<{ name: string }>('SELECT name FROM chat_migrations ORDER BY name')).rows.map((r) => r.name);
@@ -39,9 +42,12 @@ describe('PGlite template: an empty data directory starts from a tarball the bui
     const db = await startPgliteThread(dataDir, { template, onTemplateUnusable: (err) => expect.fail(`template unusable: ${err.message}`) });
     try {
       expect(db.origin).to.equal('template');
-      const migrations = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
-      expect(await appliedMigrations(db)).to.deep.equal(migrations);
-      expect(await migrate(pgliteDatabase(db))).to.deep.equal([]);
+      expect(await appliedMigrations(db)).to.deep.equal(sqlFileNames(migrationsDir));
+      const functions = (await db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM chat_functions ORDER BY name')).rows;
+      const manifest = JSON.parse(await readFile(`${template}.json`, 'utf8')) as PgliteTemplateManifest;
+      expect(Object.fromEntries(functions.map((r) => [`${r.name}.sql`, r.checksum]))).to.deep.equal(manifest.functions);
+      expect(manifest.functions).to.deep.equal(sqlFileChecksums(functionsDir, sqlFileNames(functionsDir)));
+      expect(await migrate(pgliteDatabase(db))).to.deep.equal({ migrations: [], functions: [] });
       expect((await db.query('SELECT * FROM service_keys')).rows).to.deep.equal([]);
       expect((await db.query('SELECT datname FROM pg_database')).rows).to.deep.equal([{ datname: 'postgres' }]);
       // initdb grows PGlite's memory to ~800 MB; a loaded template stays near an opened database's ~300 MB.
@@ -65,7 +71,7 @@ describe('PGlite template: an empty data directory starts from a tarball the bui
       expect(db.origin).to.equal('initdb');
       expect(reasons.map((e) => e.message)).to.deep.equal([`there is no PGlite template at ${join(work, 'absent.tar.gz')}`]);
       expect((await db.query("SELECT to_regclass('chat_migrations') AS t")).rows).to.deep.equal([{ t: null }]);
-      expect(await migrate(pgliteDatabase(db))).to.have.length.above(0);
+      expect((await migrate(pgliteDatabase(db))).migrations).to.have.length.above(0);
     } finally {
       await db.close();
     }
@@ -115,5 +121,30 @@ describe('PGlite template: an empty data directory starts from a tarball the bui
     await db.close();
     expect(db.origin).to.equal('initdb');
     expect(reasons.map((e) => e.message)).to.deep.equal(["the PGlite template holds migrations that differ from this build's: 0002_inbox.sql"]);
+  });
+
+  it('a template made before a function file changed: its manifest says so, and the first migrate applies the file', async function () {
+    this.timeout(120_000);
+    const copy = await copyFunctionFiles();
+    try {
+      await copy.edit(CHANGED_FUNCTION, changeBody);
+      const older = join(work, 'older-function.tar.gz');
+      await writePgliteTemplate(older, copy.sources);
+      const manifest = JSON.parse(await readFile(`${older}.json`, 'utf8')) as PgliteTemplateManifest;
+      const current = JSON.parse(await readFile(`${template}.json`, 'utf8')) as PgliteTemplateManifest;
+      const differing = Object.keys(current.functions).filter((name) => manifest.functions[name] !== current.functions[name]);
+      expect(differing).to.deep.equal([`${CHANGED_FUNCTION}.sql`]);
+      expect(manifest.migrations).to.deep.equal(current.migrations);
+      const db = await startPgliteThread(join(work, 'older-function'), { template: older, onTemplateUnusable: (err) => expect.fail(`template unusable: ${err.message}`) });
+      try {
+        expect(db.origin).to.equal('template');
+        expect(await migrate(pgliteDatabase(db))).to.deep.equal({ migrations: [], functions: [CHANGED_FUNCTION] });
+        expect(await migrate(pgliteDatabase(db))).to.deep.equal({ migrations: [], functions: [] });
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await copy.remove();
+    }
   });
 });

@@ -73,13 +73,13 @@ interface Reply {
  * When the thread dies, every call in flight and every later one fails with "PGlite is closed",
  * which the store reports as STORE_UNAVAILABLE.
  *
- * A data directory without a database starts from the template: a tarball of a database that initdb
- * and every migration of this build made, unpacked by the thread that then keeps the database (~0.4 s
- * of CPU more than opening one, against ~4 s for initdb); files already there (a volume's
- * lost+found) stay. Without a usable template it is initialized by a thread of its own, which then
- * exits: initdb grows PGlite's WebAssembly memory to ~800 MB, which it never gives back, while a
- * PGlite opened on an initialized directory holds ~300 MB. The process keeps the smaller one for
- * its lifetime (an in-memory database has nowhere to keep initdb's work).
+ * A data directory without a database starts from the template: a tarball of a database that
+ * initdb, every migration and every function file of this build made, unpacked by the thread that
+ * then keeps the database (~0.4 s of CPU more than opening one, against ~4 s for initdb); files
+ * already there (a volume's lost+found) stay. Without a usable template it is initialized by a
+ * thread of its own, which then exits: initdb grows PGlite's WebAssembly memory to ~800 MB, which it
+ * never gives back, while a PGlite opened on an initialized directory holds ~300 MB. The process
+ * keeps the smaller one for its lifetime (an in-memory database has nowhere to keep initdb's work).
  */
 export async function startPgliteThread(dataDir: string | undefined, options: PgliteStartOptions = {}): Promise<PgliteHandle> {
   if (dataDir === undefined) return spawnPgliteThread({ dataDir }, 'initdb');

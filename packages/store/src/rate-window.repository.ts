@@ -4,9 +4,10 @@ import type { SqlClient } from './sql-client.ts';
 import { storeCall } from './store-errors.ts';
 
 /**
- * The append rate windows (migration 0007) outside an append: the unit an append with mentions
- * takes before core is asked about them, its return, and the sweep of ended windows. A plain append
- * takes its unit inside its own statement (`AppendOptions.rate`).
+ * The append rate windows (table `append_rate_windows`, its functions in `sql/functions/`) outside
+ * an append: the unit an append with mentions takes before core is asked about them, its return,
+ * and the sweep of ended windows. A plain append takes its unit inside its own statement
+ * (`AppendOptions.rate`).
  */
 export interface RateWindowRepository {
   /** Takes one unit of `budget`'s window; false when the budget is spent. */

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { testTargets } from '../test/targets.ts';
 import { inboxes, notifications } from './inbox.schema.ts';
 import { mentionFanout } from './mention-fanout.schema.ts';
-import { rowsOf } from './migrate.ts';
+import { rowsOf } from './sql-script.ts';
 import { messages, outbox, rooms, serviceKeys } from './schema.ts';
 
 const TABLES: PgTable[] = [serviceKeys, rooms, messages, outbox, inboxes, notifications, mentionFanout];

@@ -24,7 +24,7 @@ for (const target of testTargets) {
     });
 
     it('runs migrations again as a no-op', async function () {
-      expect(await migrate(store.database)).to.deep.equal([]);
+      expect(await migrate(store.database)).to.deep.equal({ migrations: [], functions: [] });
     });
 
     it('creates the room on first append and numbers messages contiguously', async function () {
@@ -289,47 +289,63 @@ for (const target of testTargets) {
       for (const replay of [replayAlone!, ...replaysTogether]) expect(replay).to.deep.equal({ kind: 'replayed', message: stored });
     });
 
-    it('appends beside a process of the release before, which calls chat_append_messages_v1', async function () {
-      const appendV1 = async (message: NewMessage) => {
-        const item = {
-          ord: 0,
-          scope_key: roomScopeKey(scope),
-          now_ms: Date.now(),
-          fresh_id: newUlid(),
-          repository_id: scope.repositoryId,
-          branch_id: scope.branchId,
-          sender_kind: message.senderKind,
-          sender_id: message.senderId,
-          request_id: message.requestId,
-          idempotency_key: message.idempotencyKey,
-          body_base64: Buffer.from(message.bodyMarkdown).toString('base64'),
-          body_bytes: message.bodyBytes,
-          rendered_html: message.renderedHtml,
-          mentions: message.mentions,
-          authorization_decision_id: message.authorizationDecisionId,
-          authorizing_subject_id: message.authorizingSubjectId,
-          authorizing_subject_kind: message.authorizingSubjectKind,
-          bot_credential_id: message.botCredentialId,
-          bot_grant_id: message.botGrantId,
-        };
-        const [row] = await store.database.sql.query<{ outcome: string; seq: string | number; message_id: string }>(
-          { text: 'SELECT * FROM chat_append_messages_v1($1::json)' },
-          [JSON.stringify([item])],
-        );
-        return { outcome: row!.outcome, seq: Number(row!.seq), messageId: row!.message_id };
+    /** Appends `message` as an API process of an earlier release does, through its append function. */
+    const appendThrough = async <R>(fn: 'chat_append_messages_v1' | 'chat_append_messages_v2', message: NewMessage): Promise<R> => {
+      const item = {
+        ord: 0,
+        scope_key: roomScopeKey(scope),
+        now_ms: Date.now(),
+        fresh_id: newUlid(),
+        repository_id: scope.repositoryId,
+        branch_id: scope.branchId,
+        sender_kind: message.senderKind,
+        sender_id: message.senderId,
+        request_id: message.requestId,
+        idempotency_key: message.idempotencyKey,
+        body_base64: Buffer.from(message.bodyMarkdown).toString('base64'),
+        body_bytes: message.bodyBytes,
+        rendered_html: message.renderedHtml,
+        mentions: message.mentions,
+        authorization_decision_id: message.authorizationDecisionId,
+        authorizing_subject_id: message.authorizingSubjectId,
+        authorizing_subject_kind: message.authorizingSubjectKind,
+        bot_credential_id: message.botCredentialId,
+        bot_grant_id: message.botGrantId,
       };
+      const [row] = await store.database.sql.query<R>({ text: `SELECT * FROM ${fn}($1::json)` }, [JSON.stringify([item])]);
+      return row!;
+    };
+
+    it('appends beside a process of an earlier release, which calls chat_append_messages_v1', async function () {
+      type V1Row = { outcome: string; outbox_id: unknown; seq: string | number; message_id: string; body_markdown: Uint8Array | null; created_at: Date | string };
       const first = newMessage();
       const second = newMessage();
       const fromThis = await store.messages.append(scope, first, appendOptions());
-      const fromOld = await appendV1(second);
+      const fromOld = await appendThrough<V1Row>('chat_append_messages_v1', second);
       const third = await store.messages.append(scope, newMessage(), appendOptions());
-      expect(fromOld).to.include({ outcome: 'created', seq: 2 });
+      expect([fromOld.outcome, Number(fromOld.seq), fromOld.body_markdown]).to.deep.equal(['created', 2, null]);
       expect(third.kind === 'created' && third.message.seq).to.equal(3);
       const replayHere = await store.messages.append(scope, second, appendOptions());
-      expect(replayHere.kind === 'replayed' && replayHere.message.messageId).to.equal(fromOld.messageId);
-      const replayThere = await appendV1(first);
+      expect(replayHere.kind === 'replayed' && replayHere.message.messageId).to.equal(fromOld.message_id);
+      expect(replayHere.kind === 'replayed' && replayHere.message.createdAt.getTime()).to.equal(new Date(fromOld.created_at).getTime());
+      const replayThere = await appendThrough<V1Row>('chat_append_messages_v1', first);
+      expect(replayThere).to.include({ outcome: 'replayed', outbox_id: null });
+      if (fromThis.kind !== 'created') throw new Error('expected created');
+      expect(replayThere.message_id).to.equal(fromThis.message.messageId);
+      expect(Buffer.from(replayThere.body_markdown!).toString()).to.equal(first.bodyMarkdown);
+      expect(new Date(replayThere.created_at).getTime()).to.equal(fromThis.message.createdAt.getTime());
+    });
+
+    it('appends beside a process of an earlier release, which calls chat_append_messages_v2', async function () {
+      type V2Row = { outcome: string; seq: string | number; message_id: string; stored_message: { message_id: string; body_base64: string } | null };
+      const first = newMessage();
+      const fromThis = await store.messages.append(scope, first, appendOptions());
+      const fromOld = await appendThrough<V2Row>('chat_append_messages_v2', newMessage());
+      expect([fromOld.outcome, Number(fromOld.seq), fromOld.stored_message]).to.deep.equal(['created', 2, null]);
+      const replayThere = await appendThrough<V2Row>('chat_append_messages_v2', first);
       expect(replayThere.outcome).to.equal('replayed');
-      expect(fromThis.kind === 'created' && fromThis.message.messageId).to.equal(replayThere.messageId);
+      expect(fromThis.kind === 'created' && fromThis.message.messageId).to.equal(replayThere.stored_message!.message_id);
+      expect(replayThere.stored_message!.body_base64).to.equal(Buffer.from(first.bodyMarkdown).toString('base64'));
     });
 
     it('keeps one service key across instances', async function () {
