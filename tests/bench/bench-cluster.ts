@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
@@ -9,6 +9,7 @@ import { freePort } from '../harness/free-port.ts';
 import { testConfig } from '../harness/test-config.ts';
 import { createScratchDatabase } from '../harness/scratch-database.ts';
 import { deleteRedisKeys } from '../harness/redis-keyspace.ts';
+import type { StoreLocation } from './seed-session.ts';
 
 export type BenchMode = 'all-in-one' | 'distributed';
 
@@ -38,6 +39,15 @@ export interface BenchCluster {
   databaseUrl?: string;
   /** REDIS_KEY_PREFIX of every service in the distributed mode. */
   keyPrefix?: string;
+  /**
+   * Runs `seed` on the deployment's store, for data too large to append through the API. PostgreSQL
+   * is seeded by URL while the services run. The all-in-one's embedded database belongs to its
+   * process (a second opener of the folder is refused), so the process is stopped for the seed and
+   * started again on the same `DATA_DIR` and ports: dev-core's signing keys are kept in the folder,
+   * so the tokens minted before stay valid, and its fixture as it stood (apps and installations
+   * included) is loaded again from a file. Streams open at the time are cut.
+   */
+  seedStore<T>(seed: (store: StoreLocation) => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -100,21 +110,31 @@ export async function startBenchCluster(
   };
   try {
     if (mode === 'all-in-one') {
-      const dataDir = await mkdtemp(join(tmpdir(), 'chat-bench-'));
-      cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+      const folder = await mkdtemp(join(tmpdir(), 'chat-bench-'));
+      cleanups.push(() => rm(folder, { recursive: true, force: true }));
+      const dataDir = join(folder, 'data');
+      // dev-core keeps its fixture in memory: from a file, it is there again after a restart.
+      const fixtureFile = join(folder, 'dev-core-fixture.json');
+      await writeFile(fixtureFile, JSON.stringify(document));
       const port = await freePort();
-      const service = new ChildService({
-        name: 'all-in-one',
-        script: 'services/all-in-one/src/main.ts',
-        env: { ...BENCH_ENV, PORT: String(port), HOST: '127.0.0.1', DEV_CORE_PORT: String(await freePort()), DATA_DIR: dataDir },
-      });
+      const env = { ...BENCH_ENV, PORT: String(port), HOST: '127.0.0.1', DEV_CORE_PORT: String(await freePort()), DEV_CORE_FIXTURE: fixtureFile, DATA_DIR: dataDir };
       const url = `http://127.0.0.1:${port}`;
-      services.push({ role: 'all-in-one', service, url });
-      await service.waitUntil(async () => (await fetch(`${url}/v1/openapi.json`)).status === 200, 120_000);
-      const coreUrl = (await service.waitForOutput(/^core:\s+(\S+)$/m, 10_000))[1]!;
-      const core = new DevCoreClient(coreUrl);
-      await core.putFixture(document);
-      return { mode, apiUrls: [url], gatewayUrls: [url], core, fixture, services, stop };
+      const entry: BenchCluster['services'][number] = { role: 'all-in-one', service: new ChildService({ name: 'all-in-one', script: 'services/all-in-one/src/main.ts', env }), url };
+      services.push(entry);
+      const ready = () => entry.service.waitUntil(async () => (await fetch(`${url}/v1/openapi.json`)).status === 200, 120_000);
+      await ready();
+      const core = new DevCoreClient((await entry.service.waitForOutput(/^core:\s+(\S+)$/m, 10_000))[1]!);
+      const seedStore = async <T>(seed: (store: StoreLocation) => Promise<T>): Promise<T> => {
+        await writeFile(fixtureFile, JSON.stringify(await core.getFixture()));
+        await entry.service.stop(15_000);
+        try {
+          return await seed({ kind: 'pglite', dataDir });
+        } finally {
+          entry.service = new ChildService({ name: 'all-in-one', script: 'services/all-in-one/src/main.ts', env });
+          await ready();
+        }
+      };
+      return { mode, apiUrls: [url], gatewayUrls: [url], core, fixture, services, seedStore, stop };
     }
 
     const devCore: DevCoreProcess = await startDevCoreProcess();
@@ -148,7 +168,8 @@ export async function startBenchCluster(
     const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
     const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
     await Promise.all(Array.from({ length: shape.notifiers ?? 1 }, () => start('notifier', 'services/notifier/src/main.ts')));
-    return { mode, apiUrls, gatewayUrls, core, fixture, services, stop, databaseUrl: database.url, keyPrefix, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
+    const seedStore = <T>(seed: (store: StoreLocation) => Promise<T>): Promise<T> => seed({ kind: 'postgres', url: database.url });
+    return { mode, apiUrls, gatewayUrls, core, fixture, services, seedStore, stop, databaseUrl: database.url, keyPrefix, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };
   } catch (err) {
     await stop();
     throw err;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { monotonicMs } from './monotonic-clock.ts';
+import { openSeedSession, type StoreLocation } from './seed-session.ts';
 
 /**
  * Where a grown store's messages go: `rooms` branch rooms of one repository, `perRoom` messages each,
@@ -38,8 +38,10 @@ const ROWS_PER_STATEMENT = 400_000;
  * Rows go in in time order (all rooms' seq 1, then seq 2, ...), the order organic traffic writes them,
  * so the indexes get the page layout the append path gives them rather than a bulk-sorted one.
  * Times lie in the past, ending an hour before now, so live appends continue after them.
+ *
+ * `store`: a PostgreSQL URL, or where the store is (an embedded PGlite folder no process has open).
  */
-export async function seedGrowth(databaseUrl: string, shape: GrowthShape, progress: (line: string) => void = () => {}): Promise<{ messages: number; seconds: number }> {
+export async function seedGrowth(store: string | StoreLocation, shape: GrowthShape, progress: (line: string) => void = () => {}): Promise<{ messages: number; seconds: number }> {
   const rooms = shape.branchIds.length;
   if (shape.roomIds.length !== rooms || rooms === 0) throw new Error('growth seed: one room ID per branch');
   const total = growthMessageCount(shape);
@@ -50,8 +52,7 @@ export async function seedGrowth(databaseUrl: string, shape: GrowthShape, progre
   const baseMs = Math.floor((Date.now() - 3_600_000 - total) / span) * span;
   // Seeds of one store share time parts (same aligned base); a random tag per seed keeps IDs apart.
   const tag = Array.from(randomBytes(6), (b) => CROCKFORD[b & 31]).join('');
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+  const client = await openSeedSession(typeof store === 'string' ? { kind: 'postgres', url: store } : store);
   const started = monotonicMs();
   try {
     // Session settings of this loader only: nothing is lost if the seed has to start over.
@@ -63,7 +64,7 @@ export async function seedGrowth(databaseUrl: string, shape: GrowthShape, progre
        FROM unnest($1::text[]) WITH ORDINALITY AS r(room_id, ord) JOIN unnest($2::text[]) WITH ORDINALITY AS b(branch_id, ord) USING (ord)`,
       [shape.roomIds, shape.branchIds],
     );
-    const basePrefix = (await client.query<{ p: string }>(`SELECT substr(chat_ulid_time($1::bigint), 1, 5) AS p`, [baseMs])).rows[0]!.p;
+    const basePrefix = (await client.query<{ p: string }>(`SELECT substr(chat_ulid_time($1::bigint), 1, 5) AS p`, [baseMs]))[0]!.p;
     await client.query(
       `INSERT INTO rooms (room_id, scope_key, repository_id, branch_id, kind, state, created_at)
        SELECT room_id, 'branch:' || $1 || ':' || branch_id, $1, branch_id, 'branch', 'active', timestamptz 'epoch' + $2::bigint * interval '1 millisecond'
@@ -80,22 +81,24 @@ export async function seedGrowth(databaseUrl: string, shape: GrowthShape, progre
         JOIN growth_rooms r ON r.i <= $11
       ), u AS (
         SELECT m.*, $6 || ${b32('m.k', 5)} AS t FROM m
-      )
+      ), inserted AS (
       INSERT INTO messages (room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id, request_id,
         idempotency_key, body_markdown, body_bytes, rendered_html, mentions, created_at)
       SELECT room_id, seq, t || $10 || 'SEED0' || ${b32('k', 5)}, $1, branch_id, 'user', ($7::text[])[(k % $8) + 1],
         'req_growth_' || k, t || $10 || 'KEY0' || ${b32('k', 6)}, convert_to(body, 'UTF8'), octet_length(body),
         '<p>' || body || '</p>' || chr(10), NULL, timestamptz 'epoch' + ($9::bigint + k) * interval '1 millisecond'
       FROM u, LATERAL (SELECT 'Growth message ' || k || ' in room ' || branch_id || ': a line of review chat about the change under discussion.' AS body) b
-      ORDER BY k`;
+      ORDER BY k
+      RETURNING 1)
+      SELECT count(*)::integer AS n FROM inserted`;
     const lastSeq = shape.perRoom + shape.bigRoomExtra;
     let inserted = 0;
     for (let from = 1, to = 0; from <= lastSeq; from = to + 1) {
       // Up to perRoom every seq is one row per room; past it, one row (the big room's): $11 is the last room index taking part.
       to = from <= shape.perRoom ? Math.min(shape.perRoom, from + Math.ceil(ROWS_PER_STATEMENT / rooms) - 1) : Math.min(lastSeq, from + ROWS_PER_STATEMENT - 1);
-      const result = await client.query(insert, [shape.repositoryId, rooms, shape.perRoom, from, to, basePrefix, shape.senders, shape.senders.length, baseMs, tag, from <= shape.perRoom ? rooms - 1 : 0]);
-      inserted += result.rowCount ?? 0;
-      if (from === 1 || Math.floor(inserted / 1_000_000) !== Math.floor((inserted - (result.rowCount ?? 0)) / 1_000_000)) {
+      const n = (await client.query<{ n: number }>(insert, [shape.repositoryId, rooms, shape.perRoom, from, to, basePrefix, shape.senders, shape.senders.length, baseMs, tag, from <= shape.perRoom ? rooms - 1 : 0]))[0]!.n;
+      inserted += n;
+      if (from === 1 || Math.floor(inserted / 1_000_000) !== Math.floor((inserted - n) / 1_000_000)) {
         progress(`${inserted.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} messages (${((monotonicMs() - started) / 1000).toFixed(0)} s)`);
       }
     }
@@ -111,7 +114,7 @@ export async function seedGrowth(databaseUrl: string, shape: GrowthShape, progre
     await client.query('CHECKPOINT');
     return { messages: inserted, seconds: (monotonicMs() - started) / 1000 };
   } finally {
-    await client.end();
+    await client.close();
   }
 }
 
