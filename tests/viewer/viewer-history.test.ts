@@ -84,12 +84,15 @@ describe('viewer: a big room opens at its newest message, older history on scrol
       const before = await page.locator('.timeline').evaluate((timeline) => {
         timeline.scrollTop = 0;
         const first = timeline.querySelector<HTMLElement>('li.message')!;
+        (window as unknown as { firstShown: Element }).firstShown = first;
         return { id: first.dataset.messageId!, top: first.getBoundingClientRect().top };
       });
       await page.waitForFunction(() => document.querySelectorAll('li.message').length === 200);
       await page.waitForTimeout(100);
       const kept = await page.locator(`li.message[data-message-id="${before.id}"]`).evaluate((li) => li.getBoundingClientRect().top);
       expect(Math.abs(kept - before.top), 'the message at the top stays in place').to.be.at.most(2);
+      const sameElement = await page.evaluate((id) => document.querySelector(`li.message[data-message-id="${id}"]`) === (window as unknown as { firstShown: Element }).firstShown, before.id);
+      expect(sameElement, 'the messages shown are kept as they are, not rendered again').to.equal(true);
       expect((await page.locator(`li.message[data-message-id="${before.id}"] .body`).textContent())?.trim()).to.equal(`history ${MESSAGES - 100}`);
       expect((await page.locator('li.message .body').first().textContent())?.trim()).to.equal(`history ${MESSAGES - 200}`);
       expect(reads.filter((r) => r.startsWith('history')).length).to.equal(2);

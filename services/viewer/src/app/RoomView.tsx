@@ -274,16 +274,24 @@ export function RoomView({ config, client, coreAccessToken, userId, room, title:
         ) : null}
         {phase === 'ready' && messages.length === 0 ? <p class="empty">No messages yet.</p> : null}
         <ol class="messages">
-          {messages.map((message) => [
-            message.messageId === firstUnread ? (
-              <li key="new-messages" class="new-messages" role="separator" aria-label="New messages">
-                New messages
-              </li>
-            ) : null,
-            <MessageItem key={message.messageId} message={message} resolver={resolver} commitHref={commitHref} highlighted={highlighted.value === message.messageId}
-              permalink={`${location.origin}/${messageHash(room, message.messageId, cursors.get(message.messageId))}`}
-              onCopyLink={copyLink} selfId={userId} />,
-          ])}
+          {/* One flat list of keyed items. Nested arrays would each become an unkeyed fragment, matched by
+              position: a page read above then unmounted and mounted again every message already shown,
+              so each page cost more than the one before. */}
+          {messages.flatMap((message) => {
+            const item = (
+              <MessageItem key={message.messageId} message={message} resolver={resolver} commitHref={commitHref} highlighted={highlighted.value === message.messageId}
+                permalink={`${location.origin}/${messageHash(room, message.messageId, cursors.get(message.messageId))}`}
+                onCopyLink={copyLink} selfId={userId} />
+            );
+            return message.messageId === firstUnread
+              ? [
+                  <li key="new-messages" class="new-messages" role="separator" aria-label="New messages">
+                    New messages
+                  </li>,
+                  item,
+                ]
+              : [item];
+          })}
         </ol>
       </div>
       {hasNewer ? (
