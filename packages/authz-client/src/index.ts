@@ -7,6 +7,7 @@ export {
   type ScopeAuthorization,
   type ScopeRequest,
 } from './authorize-scope.ts';
+export { decideScopeAccess, type RequestScope, type ScopeAccess } from './scope-access.ts';
 export { extractBearerToken, parseCoreResourceHeader } from './bearer-header.ts';
 export { coreEndpoints } from './core-endpoints.ts';
 export {

@@ -1,7 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { AppError } from '@chat/contracts';
-import { decideAccess } from './access.ts';
 import { logWhenClosed } from './access-log.ts';
 import { readJsonBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
@@ -44,8 +43,8 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
   const fallbackServices = tables[0]?.services;
   if (!fallbackServices) throw new Error('a route pipeline needs at least one table');
   for (const table of tables) {
-    if (table.routes.some((route) => route.access !== 'public') && (!table.services.tokens || !table.services.core)) {
-      throw new Error(`${table.service}'s scoped routes need a token verifier and a core client`);
+    if (table.routes.some((route) => route.access !== 'public') && !table.services.access) {
+      throw new Error(`${table.service}'s scoped routes need an access control`);
     }
   }
 
@@ -121,9 +120,9 @@ async function handle(
     },
   };
   if (route.access === 'public') return route.handle(request);
-  const decision = await decideAccess({ tokens: services.tokens!, core: services.core! }, { headers: req.headers, params, requestId }, route.access);
+  const decision = await services.access!.decide({ headers: req.headers, params, requestId }, route.access);
   const body = route.body === 'json' ? await readJsonBody(req, services.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) : undefined;
-  return route.handle(Object.assign(request, decision, { body }));
+  return route.handle(Object.assign(request, decision as object, { body }));
 }
 
 function decodeParam(raw: string): string {

@@ -1,14 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { ParsedUrlQuery } from 'node:querystring';
-import type { CoreClient, ScopeAuthorization, TokenVerifier, VerifiedPrincipal } from '@chat/authz-client';
 import type { Logger } from '@chat/observability';
 import type { Histogram } from 'prom-client';
-
-/** The room scope of a request: the repository, and the branch on branch routes. */
-export interface RequestScope {
-  repositoryId: string;
-  branchId: string | null;
-}
 
 /** What every handler is given: the request, its ID and logger, its path parameters and query. */
 export interface RouteRequest {
@@ -24,13 +17,19 @@ export interface RouteRequest {
   query: ParsedUrlQuery;
 }
 
-/** A request whose token was verified and whose room scope core allowed, live, for the route's action. */
-export interface AuthorizedRequest extends RouteRequest {
-  principal: VerifiedPrincipal;
-  scope: RequestScope;
-  access: ScopeAuthorization;
-  /** The JSON body, on routes that declare one. */
-  body: unknown;
+/**
+ * A scoped route's request once its service's access control let it through: what the control
+ * decided (for chat's routes: the principal, the room scope and core's decision), and the JSON body
+ * on routes that declare one.
+ */
+export type AuthorizedRequest<A> = RouteRequest & A & { body: unknown };
+
+/**
+ * A service's access control for its scoped routes: it runs after the route is found and before the
+ * body is read, and throws (an AppError) to refuse.
+ */
+export interface AccessControl<A> {
+  decide(request: { headers: IncomingHttpHeaders; params: Record<string, string>; requestId: string }, action: 'read' | 'write'): Promise<A>;
 }
 
 /**
@@ -40,7 +39,8 @@ export interface AuthorizedRequest extends RouteRequest {
 export type RouteAnswer = { status: number; body: unknown } | void;
 
 interface RouteBase {
-  method: 'GET' | 'POST';
+  /** GET routes answer HEAD too; OPTIONS is for a CORS preflight a service answers itself. */
+  method: 'GET' | 'POST' | 'PUT' | 'OPTIONS';
   /** The path template, `:name` for a parameter; also the operation's name in logs and metrics. */
   path: string;
 }
@@ -51,11 +51,8 @@ export interface PublicRoute extends RouteBase {
   handle(request: RouteRequest): RouteAnswer | Promise<RouteAnswer>;
 }
 
-/**
- * A route on a room scope (`:repositoryId`, and `:branchId` on branch routes): the token is verified,
- * the scope parsed, and core asked live whether the caller may `access` it, before the body is read.
- */
-export interface ScopedRoute extends RouteBase {
+/** A route its service's access control decides on, for `access`, before the body is read. */
+export interface ScopedRoute<A = unknown> extends RouteBase {
   access: 'read' | 'write';
   /** The request carries a JSON body (`application/json`, UTF-8, at most the table's limit). */
   body?: 'json';
@@ -64,29 +61,28 @@ export interface ScopedRoute extends RouteBase {
    * it straight off the socket (see the stream gateway's `stream-front.ts`).
    */
   stream?: boolean;
-  handle(request: AuthorizedRequest): RouteAnswer | Promise<RouteAnswer>;
+  handle(request: AuthorizedRequest<A>): RouteAnswer | Promise<RouteAnswer>;
 }
 
-export type Route = PublicRoute | ScopedRoute;
+export type Route<A = unknown> = PublicRoute | ScopedRoute<A>;
 
 /** What the pipeline needs of the service that owns a table. */
-export interface RouteServices {
+export interface RouteServices<A = unknown> {
   logger: Logger;
   /** One sample per request, labelled with the route template, method and status. */
   httpDuration: Histogram<'operation' | 'method' | 'status'>;
-  /** Needed by tables with scoped routes. */
-  tokens?: TokenVerifier;
-  core?: CoreClient;
+  /** Decides on the table's scoped routes (needed when it has any). */
+  access?: AccessControl<A>;
   /** Largest JSON body a scoped route reads. @defaultValue 64 KiB */
   bodyLimitBytes?: number;
 }
 
 /** One service's routes, each declared once, with what the pipeline needs to serve them. */
-export interface RouteTable {
+export interface RouteTable<A = unknown> {
   /** The service's name, for error messages. */
   service: string;
-  routes: readonly Route[];
-  services: RouteServices;
+  routes: readonly Route<A>[];
+  services: RouteServices<A>;
   /**
    * What a malformed `X-Request-Id` gets: `refuse` answers 400 `REQUEST_ID_INVALID` (the API's rule);
    * `replace` answers under a new ID (a page's files are worth no 400). @defaultValue 'refuse'

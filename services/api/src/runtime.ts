@@ -1,4 +1,5 @@
 import { createRoutePipeline, type RouteTable } from '@chat/http-kit';
+import type { ScopeAccess } from '@chat/authz-client';
 import type { Logger } from '@chat/observability';
 import type { Platform } from '@chat/platform';
 import type { RequestListener } from 'node:http';
@@ -30,7 +31,7 @@ export interface ApiRuntimeOptions {
 export interface ApiRuntime {
   deps: ApiDeps;
   /** The API's routes, for a process's pipeline (the all-in-one serves them beside the gateway's). */
-  routes: RouteTable;
+  routes: RouteTable<ScopeAccess>;
   /** The standalone API's request listener: its routes through the pipeline. */
   listener: RequestListener;
   /** Start its relay; on shutdown, after the server stops, stop the relay and flush. */

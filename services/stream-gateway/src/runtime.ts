@@ -1,4 +1,5 @@
 import { createRoutePipeline, type RoutePipeline, type RouteTable } from '@chat/http-kit';
+import type { ScopeAccess } from '@chat/authz-client';
 import type { Logger } from '@chat/observability';
 import type { Platform } from '@chat/platform';
 import type { GatewayDeps } from './deps.ts';
@@ -23,7 +24,7 @@ export interface GatewayRuntime {
   hub: StreamHub;
   metrics: GatewayMetrics;
   /** The gateway's routes, for a process's pipeline (the all-in-one serves them beside the API's). */
-  routes: RouteTable;
+  routes: RouteTable<ScopeAccess>;
   /** The standalone gateway's pipeline: its routes, for Node's server and the stream front alike. */
   pipeline: RoutePipeline;
   /** Hands every stream off over `windowMs`, then closes what is left; new streams get 503 meanwhile. */

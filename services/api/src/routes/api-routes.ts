@@ -1,5 +1,8 @@
+import { decideScopeAccess, type ScopeAccess } from '@chat/authz-client';
 import { AppError, openApiDocument } from '@chat/contracts';
 import type { AuthorizedRequest, Route, RouteTable } from '@chat/http-kit';
+
+type ScopedRequest = AuthorizedRequest<ScopeAccess>;
 import type { ApiDeps } from '../deps.ts';
 import { acknowledgeInbox } from '../domain/acknowledge-inbox.ts';
 import { appendMessage } from '../domain/append-message.ts';
@@ -15,15 +18,15 @@ const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
 const INBOX = '/v1/repositories/:repositoryId/inbox';
 
 /** The room lookup of a scoped request: its scope, and whether core calls it sealed. */
-const roomOf = ({ scope, access }: AuthorizedRequest) => ({ scope, scopeSealed: access.scopeState === 'sealed' });
+const roomOf = ({ scope, access }: ScopedRequest) => ({ scope, scopeSealed: access.scopeState === 'sealed' });
 
 /**
  * The API's routes, each declared once: room metadata, message lists, appends and the history read
  * (an extension) for repository and branch rooms alike, the caller's inbox and its acknowledgements,
  * and the OpenAPI document. Every scoped route is authorized live by the pipeline before it runs.
  */
-export function apiRoutes(deps: ApiDeps): RouteTable {
-  const roomRoutes = (room: string): Route[] => [
+export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess> {
+  const roomRoutes = (room: string): Route<ScopeAccess>[] => [
     { method: 'GET', path: room, access: 'read', handle: async (r) => ({ status: 200, body: await getRoom(deps, roomOf(r)) }) },
     {
       method: 'GET',
@@ -42,7 +45,12 @@ export function apiRoutes(deps: ApiDeps): RouteTable {
   ];
   return {
     service: 'api',
-    services: { logger: deps.logger, httpDuration: deps.metrics.httpDuration, tokens: deps.tokens, core: deps.core, bodyLimitBytes: deps.limits.bodyLimitBytes },
+    services: {
+      logger: deps.logger,
+      httpDuration: deps.metrics.httpDuration,
+      access: { decide: (request, action) => decideScopeAccess(deps, request, action) },
+      bodyLimitBytes: deps.limits.bodyLimitBytes,
+    },
     routes: [
       ...roomRoutes(REPOSITORY_ROOM),
       ...roomRoutes(BRANCH_ROOM),
@@ -69,7 +77,7 @@ export function apiRoutes(deps: ApiDeps): RouteTable {
 }
 
 /** POST .../messages: 201 with a new message, 200 with the original on an exact retry. */
-async function append(deps: ApiDeps, r: AuthorizedRequest): Promise<{ status: 200 | 201; body: unknown }> {
+async function append(deps: ApiDeps, r: ScopedRequest): Promise<{ status: 200 | 201; body: unknown }> {
   try {
     const { replayed, message } = await appendMessage(deps, {
       principal: r.principal,

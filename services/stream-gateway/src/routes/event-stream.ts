@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import Negotiator from 'negotiator';
 import { AppError } from '@chat/contracts';
-import type { RequestScope } from '@chat/http-kit';
+import type { RequestScope } from '@chat/authz-client';
 
 const EVENT_STREAM = ['text/event-stream'];
 

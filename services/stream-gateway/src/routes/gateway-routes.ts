@@ -1,3 +1,4 @@
+import { decideScopeAccess, type ScopeAccess } from '@chat/authz-client';
 import type { RouteTable } from '@chat/http-kit';
 import type { GatewayDeps } from '../deps.ts';
 import type { StreamHub } from '../domain/stream-hub.ts';
@@ -10,10 +11,10 @@ import { streamRoom } from './stream-room.ts';
  * the gateway is draining. The streams keep their connection; the front may serve them straight off
  * the socket (`http/stream-front.ts`).
  */
-export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable {
+export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable<ScopeAccess> {
   return {
     service: 'stream-gateway',
-    services: { logger: deps.logger, httpDuration: deps.engine.metrics.httpDuration, tokens: deps.tokens, core: deps.core },
+    services: { logger: deps.logger, httpDuration: deps.engine.metrics.httpDuration, access: { decide: (request, action) => decideScopeAccess(deps, request, action) } },
     routes: [
       { method: 'GET', path: '/v1/repositories/:repositoryId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },
       { method: 'GET', path: '/v1/repositories/:repositoryId/branches/:branchId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },

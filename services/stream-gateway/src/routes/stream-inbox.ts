@@ -1,3 +1,4 @@
+import type { ScopeAccess } from '@chat/authz-client';
 import type { AuthorizedRequest } from '@chat/http-kit';
 import type { GatewayDeps } from '../deps.ts';
 import { reserveInboxStream, resolveInboxStreamTarget } from '../domain/open-inbox-stream.ts';
@@ -12,7 +13,7 @@ import { requireEventStream, scopeRequest } from './event-stream.ts';
  * stream. No materializing: an inbox never notified streams nothing until its first notification.
  * @throws AppError before anything was written.
  */
-export async function streamInbox(deps: GatewayDeps, request: AuthorizedRequest): Promise<void> {
+export async function streamInbox(deps: GatewayDeps, request: AuthorizedRequest<ScopeAccess>): Promise<void> {
   const { principal, scope, requestId, req, res } = request;
   const cursor = resumeCursor(req.headers['last-event-id'], request.query.cursor);
   requireEventStream(req);

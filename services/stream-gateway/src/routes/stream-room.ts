@@ -1,4 +1,5 @@
 import type { StreamLease } from '@chat/coordination';
+import type { ScopeAccess } from '@chat/authz-client';
 import type { AuthorizedRequest } from '@chat/http-kit';
 import { roomScopeKey } from '@chat/store';
 import type { GatewayDeps } from '../deps.ts';
@@ -13,7 +14,7 @@ import { requireEventStream, scopeRequest } from './event-stream.ts';
  * and Accept, then the room, the stream cap, and the stream, which keeps the response.
  * @throws AppError before anything was written.
  */
-export async function streamRoom(deps: GatewayDeps, request: AuthorizedRequest): Promise<void> {
+export async function streamRoom(deps: GatewayDeps, request: AuthorizedRequest<ScopeAccess>): Promise<void> {
   const { principal, scope, access, requestId, req, res } = request;
   const cursor = resumeCursor(req.headers['last-event-id'], request.query.cursor);
   requireEventStream(req);
