@@ -55,7 +55,7 @@ EXPOSE 8080 9090 9091 9092
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # = `pnpm --filter @chat/api start` (`node dist/main.js`) without the pnpm wrapper process, so
 # SIGTERM reaches the service itself. Other services: workingDir /app/node_modules/@chat/<name>
-# (stream-gateway, notifier; /app/node_modules/@chat/store with dist/migrate-cli.js for the
-# migration; dist/ingress-errors-main.js of the API for the ingress's error backend), same command.
+# (stream-gateway, notifier, ingress-errors, viewer; /app/node_modules/@chat/store with
+# dist/migrate-cli.js for the migration), same command.
 WORKDIR /app/node_modules/@chat/api
 CMD ["node", "dist/main.js"]

@@ -34,9 +34,9 @@ export const COMPILED_SERVICES: readonly CompiledService[] = [
   { name: 'notifier', packageName: '@chat/notifier', packageDir: 'services/notifier', entry: 'dist/main.js', readiness: { adminPortEnv: 'NOTIFIER_ADMIN_PORT' }, distributed: true },
   {
     name: 'ingress-errors',
-    packageName: '@chat/api',
-    packageDir: 'services/api',
-    entry: 'dist/ingress-errors-main.js',
+    packageName: '@chat/ingress-errors',
+    packageDir: 'services/ingress-errors',
+    entry: 'dist/main.js',
     readiness: { adminPortEnv: 'INGRESS_ERRORS_ADMIN_PORT' },
     distributed: false,
   },

@@ -26,7 +26,7 @@ export const WORKLOADS: Readonly<Record<string, WorkloadSpec>> = {
   // in hand, whose core calls time out after CORE_TIMEOUT_MS (2 s). Ten seconds covers it.
   notifier: { packageDir: 'services/notifier', script: 'start', adminPortKey: 'NOTIFIER_ADMIN_PORT', drain: { fixedMs: 10_000 } },
   // Answers the ingress's own refusals in the envelope; it closes its server at once on SIGTERM.
-  'ingress-errors': { packageDir: 'services/api', script: 'start:ingress-errors', adminPortKey: 'INGRESS_ERRORS_ADMIN_PORT', drain: { fixedMs: 1_000 } },
+  'ingress-errors': { packageDir: 'services/ingress-errors', script: 'start', adminPortKey: 'INGRESS_ERRORS_ADMIN_PORT', drain: { fixedMs: 1_000 } },
   // The web viewer's static server: answers from memory and closes its server at once on SIGTERM.
   viewer: { packageDir: 'services/viewer', script: 'start', adminPortKey: 'VIEWER_ADMIN_PORT', drain: { fixedMs: 1_000 } },
   migrate: { packageDir: 'packages/store', script: 'migrate' },

@@ -4,8 +4,9 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ApiEnvSchema, IngressErrorsEnvSchema } from '@chat/api';
+import { ApiEnvSchema } from '@chat/api';
 import { DevCoreEnvSchema, TokenEnvSchema } from '@chat/dev-core';
+import { IngressErrorsEnvSchema } from '@chat/ingress-errors';
 import { NotifierEnvSchema } from '@chat/notifier';
 import { renderConfigTable, replaceConfigTable, type ConfigSection } from '@chat/service-config';
 import { MigrateEnvSchema } from '@chat/store';

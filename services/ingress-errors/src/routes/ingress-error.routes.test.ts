@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CANONICAL_ULID_PATTERN, ErrorEnvelopeSchema } from '@chat/contracts';
 
-const API_DIR = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const OPENAPI = JSON.parse(readFileSync(join(API_DIR, '../../packages/contracts/openapi.json'), 'utf8')) as {
+const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const OPENAPI = JSON.parse(readFileSync(join(PACKAGE_DIR, '../../packages/contracts/openapi.json'), 'utf8')) as {
   paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
 };
 const REPO = '01JGFJJZ00QNYBVPQTAT49MN0F';
@@ -75,9 +75,9 @@ describe('ingress error backend (the ingress-errors process over real HTTP)', fu
 
   before(async () => {
     [port, admin] = [await freePort(), await freePort()];
-    // What the ingress-errors Deployment runs (the package's start:ingress-errors script, without pnpm).
-    child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', 'src/ingress-errors-main.ts'], {
-      cwd: API_DIR,
+    // What the ingress-errors Deployment runs (the package's start script, without pnpm), from the sources.
+    child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', 'src/main.ts'], {
+      cwd: PACKAGE_DIR,
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), INGRESS_ERRORS_ADMIN_PORT: String(admin), LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

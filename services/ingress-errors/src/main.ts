@@ -1,5 +1,5 @@
 /**
- * The ingress's error backend: `pnpm --filter @chat/api start:ingress-errors`. A process of its own
+ * The ingress's error backend: `pnpm --filter @chat/ingress-errors start`. A process of its own
  * (Deployment `ingress-errors` in infra/k8s), so it answers while every API or gateway pod is down;
  * see `routes/ingress-error.routes.ts`. SIGTERM/SIGINT stop it after in-flight answers.
  */
@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createLimitedServer, createLogger, startAdminServer, stopOnSignals, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { loadIngressErrorsConfig } from './ingress-errors-config.ts';
+import { loadIngressErrorsConfig } from './config.ts';
 import { createIngressErrorListener } from './routes/ingress-error.routes.ts';
 
 const config = loadConfigOrExit(() => loadIngressErrorsConfig(process.env));

@@ -1,5 +1,5 @@
 /**
- * The settings of the ingress's error backend (`ingress-errors-main.ts`), read from the environment
+ * The settings of the ingress's error backend (`main.ts`), read from the environment
  * once at start. It needs no store, Redis or core: it must answer when they, or the API, cannot.
  */
 import { adminHostOf, adminFields, httpConfigOf, httpFields, loadConfig, logConfigOf, logFields, port, type HttpServerConfig } from '@chat/service-config';

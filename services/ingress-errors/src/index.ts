@@ -1,0 +1,1 @@
+export { IngressErrorsEnvSchema } from './config.ts';
