@@ -1,44 +1,25 @@
-import express, { type Express } from 'express';
+import type { RequestListener } from 'node:http';
+import { createRoutePipeline } from '@chat/http-kit';
+import { createHttpDurationHistogram } from '@chat/observability';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import type { DevCoreContext } from './domain/dev-core-context.ts';
-import { commitLookupRoutes } from './routes/commit-lookup.routes.ts';
-import { devHostGuard } from './routes/dev-host-guard.ts';
-import { devRoutes } from './routes/dev.routes.ts';
-import { directoryRoutes } from './routes/directory.routes.ts';
-import { errorHandler } from './routes/http-errors.ts';
-import { internalRoutes } from './routes/internal.routes.ts';
-import { jwksRoutes } from './routes/jwks.routes.ts';
-import { marketplaceOAuthRoutes } from './routes/marketplace-oauth.routes.ts';
-import { repositoriesRoutes } from './routes/repositories.routes.ts';
-import { sessionRoutes } from './routes/session.routes.ts';
+import { devCoreRoutes } from './routes/dev-core-routes.ts';
+import { notFound } from './routes/http-errors.ts';
 
-/** Builds dev-core's express app over one context. */
-export function createApp(ctx: DevCoreContext): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use((req, res, next) => {
-    const started = performance.now();
-    res.on('finish', () => {
-      ctx.logger.debug(
-        { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(performance.now() - started) },
-        'request',
-      );
-    });
-    next();
-  });
-  // Before the body is read: a request refused for its Host costs nothing more.
-  app.use('/dev', devHostGuard(ctx.publicUrl));
-  app.use(express.json({ limit: '5mb' }));
-  app.use(jwksRoutes(ctx));
-  app.use(internalRoutes(ctx));
-  app.use(devRoutes(ctx));
-  app.use(sessionRoutes(ctx));
-  app.use(marketplaceOAuthRoutes(ctx));
-  app.use(commitLookupRoutes(ctx));
-  app.use(directoryRoutes(ctx));
-  app.use(repositoriesRoutes(ctx));
-  app.use((_req, res) => {
-    res.status(404).json({ error: { code: 'not_found', message: 'no such endpoint' } });
-  });
-  app.use(errorHandler(ctx.logger));
-  return app;
+/**
+ * The logger of the pipeline's request lines. They are detail for dev-core (chat logs its own request,
+ * and asks core on each): written when the level is debug or finer, and left out at info.
+ */
+function requestLineLogger(logger: Logger): Logger {
+  return logger.isLevelEnabled('info') && !logger.isLevelEnabled('debug') ? logger.child({}, { level: 'warn' }) : logger;
+}
+
+/**
+ * dev-core's request listener: its one route table, served by the route pipeline, and core's 404 for
+ * any other path. dev-core exports no metrics: the pipeline's latency samples go to a registry of its own.
+ */
+export function createDevCoreListener(ctx: DevCoreContext): RequestListener {
+  const services = { logger: requestLineLogger(ctx.logger), httpDuration: createHttpDurationHistogram(new Registry()) };
+  return createRoutePipeline([devCoreRoutes(ctx, services)], { notFound }).listener;
 }

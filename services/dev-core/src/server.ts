@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '@chat/observability';
 import type { Logger } from 'pino';
-import { createApp } from './app.ts';
+import { createDevCoreListener } from './app.ts';
 import { DEFAULT_SERVICE_TOKEN } from './config.ts';
 import type { DevCoreContext } from './domain/dev-core-context.ts';
 import { CoreSessions } from './domain/core-sessions.ts';
@@ -14,7 +14,6 @@ import { ServiceCallCounts } from './domain/service-call-counts.ts';
 import { generateIssuerKeys, loadOrCreateIssuerKeys } from './domain/signing-keys.ts';
 import { mintToken, type MintTokenRequest } from './domain/token-minter.ts';
 import { createLogger } from './logger.ts';
-import { createDevCoreListener } from './routes/authorize-listener.ts';
 
 export interface StartDevCoreOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -85,7 +84,7 @@ export async function startDevCore(options: StartDevCoreOptions): Promise<DevCor
     sessions: new CoreSessions(now),
     oauth: new MarketplaceOAuth({ store, keys, publicUrl: () => publicUrl, now }),
   };
-  const server = createLimitedServer(createDevCoreListener(ctx, createApp(ctx)), options.limits ?? DEFAULT_HTTP_SERVER_LIMITS).listen(options.port, options.host ?? '127.0.0.1');
+  const server = createLimitedServer(createDevCoreListener(ctx), options.limits ?? DEFAULT_HTTP_SERVER_LIMITS).listen(options.port, options.host ?? '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   if (publicUrl === '') publicUrl = `http://127.0.0.1:${port}`;

@@ -1,4 +1,5 @@
-import type { Request } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
 import type { FixtureStore } from '../domain/fixture-store.ts';
 
 /** `/dev/session` may send the browser back only to core's own bridge, as a path on this origin. */
@@ -25,9 +26,20 @@ export function registeredCallbackOrigin(store: FixtureStore, clientId: unknown)
   return app === undefined ? undefined : new URL(app.redirectUri).origin;
 }
 
-/** Whether the caller is a browser navigating (it prefers HTML) rather than a program (JSON). */
-export function wantsHtml(req: Request): boolean {
-  return req.accepts(['application/json', 'text/html']) === 'text/html';
+const ANSWER_TYPES = ['application/json', 'text/html'];
+
+/** Whether the caller is a browser navigating (its `Accept` prefers HTML) rather than a program (JSON, and no `Accept`). */
+export function wantsHtml(req: IncomingMessage): boolean {
+  return new Negotiator(req).mediaType(ANSWER_TYPES) === 'text/html';
+}
+
+/** Answers one of the bridge's pages with `status`, under the Content-Security-Policy `csp`. */
+export function sendPage(res: ServerResponse, status: number, csp: string, html: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Security-Policy', csp);
+  res.setHeader('Content-Length', Buffer.byteLength(html));
+  res.end(html);
 }
 
 function escapeHtml(text: string): string {

@@ -195,15 +195,15 @@ describe('dev-core /dev/* and JWKS', () => {
   });
 
   describe('GET /dev/calls', () => {
-    it('counts the calls each service endpoint received, plain and through express, refused ones included', async () => {
+    it('counts the calls each service endpoint received, refused ones included', async () => {
       const before = (await call(core.url, 'GET', '/dev/calls')).body;
       expect(Object.keys(before).sort()).to.deep.equal(['authorize', 'authorizeBatch', 'resolveMentions']);
       const service = { authorization: `Bearer ${SERVICE_TOKEN}` };
       const decision = { principal: { kind: 'user', id: 'u_alice', tokenId: 'jti-u_alice', clientId: 'dev-core-demo-app' }, repositoryId: DEMO.repository, action: 'read' };
       expect((await call(core.url, 'POST', '/internal/v1/authorize', decision, service)).status).to.equal(200);
-      // Not plain JSON (no content type): served by express.
-      const viaExpress = await fetch(`${core.url}/internal/v1/authorize`, { method: 'POST', headers: service, body: JSON.stringify(decision) });
-      expect(viaExpress.status).to.equal(400);
+      // Without a JSON content type the body is not read: refused as missing.
+      const untyped = await fetch(`${core.url}/internal/v1/authorize`, { method: 'POST', headers: service, body: JSON.stringify(decision) });
+      expect(untyped.status).to.equal(400);
       expect((await call(core.url, 'POST', '/internal/v1/authorize/batch', { requests: [decision] }, service)).status).to.equal(200);
       expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] }, service)).status).to.equal(200);
       expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] })).status).to.equal(401);
@@ -241,7 +241,17 @@ describe('dev-core /dev/* and JWKS', () => {
       // Node itself answers a request without a Host header 400, before any route.
       expect((await withHost('/dev/faults', undefined)).status).to.equal(400);
       for (const host of ['evil.example', `evil.example:${core.port}`, 'localhost.evil.example', '127.0.0.1.nip.io', '10.0.0.5', '[::2]', 'user@127.0.0.1', '127.0.0.1/x', '']) {
-        for (const [method, path, body] of [['GET', '/dev/faults'], ['POST', '/dev/tokens', { type: 'human', subjectId: 'u_alice' }], ['PUT', '/dev/fixture', { users: [] }], ['POST', '/dev/session', { userId: 'u_alice' }], ['GET', '/DEV/fixture']] as const) {
+        for (const [method, path, body] of [
+          ['GET', '/dev/faults'],
+          ['POST', '/dev/faults', { authorization: 'unavailable' }],
+          ['POST', '/dev/tokens', { type: 'human', subjectId: 'u_alice' }],
+          ['PUT', '/dev/fixture', { users: [] }],
+          ['GET', '/dev/revocations'],
+          ['POST', '/dev/revocations', { clientId: 'dev-core-demo-app' }],
+          ['GET', '/dev/calls'],
+          ['POST', '/dev/session', { userId: 'u_alice' }],
+          ['GET', '/DEV/fixture'],
+        ] as const) {
           const answer = await withHost(path, host, method, body);
           expect(answer.status, `${method} ${path} with Host ${host}`).to.equal(403);
           expect(answer.body.error.code).to.equal('host_not_allowed');
@@ -249,6 +259,8 @@ describe('dev-core /dev/* and JWKS', () => {
         }
       }
       expect((await call(core.url, 'GET', '/dev/fixture')).body, 'the fixture was not replaced').to.deep.equal(before);
+      expect((await call(core.url, 'GET', '/dev/faults')).body.authorization, 'no fault was set').to.equal('ok');
+      expect((await call(core.url, 'GET', '/dev/revocations')).body.revocations, 'nothing was revoked').to.deep.equal([]);
       // Only the development surface is guarded: chat reaches core by whatever name it is configured with.
       expect((await withHost('/issuers/marketplace/jwks.json', 'core.internal')).status).to.equal(200);
     });

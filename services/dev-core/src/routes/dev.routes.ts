@@ -1,10 +1,11 @@
-import { Router } from 'express';
+import type { PublicRoute } from '@chat/http-kit';
 import { z } from 'zod';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { FixtureInvalidError, parseFixture } from '../domain/fixture-store.ts';
 import { revocationSchema } from '../domain/fixture.schema.ts';
 import { mintToken, TOKEN_TYPES, TokenRequestInvalidError } from '../domain/token-minter.ts';
-import { sendError } from './http-errors.ts';
+import { CoreRefusalError, invalid } from './http-errors.ts';
+import { readJson } from './request-body.ts';
 
 const ONE_YEAR_SECONDS = 365 * 24 * 3600;
 
@@ -23,75 +24,68 @@ const faultBodySchema = z.object({
 
 /**
  * The test surface of docs/core-contract.md ("dev-core"): mint tokens, read and replace the fixture,
- * set faults, revoke tokens, and count service calls.
+ * set faults, revoke tokens, and count service calls. The route table guards every `/dev/*` route by
+ * its `Host` (see `dev-host-guard.ts`).
  */
-export function devRoutes(ctx: DevCoreContext): Router {
-  const router = Router();
-
-  router.post('/dev/tokens', async (req, res) => {
-    const body = mintBodySchema.safeParse(req.body);
-    if (!body.success) {
-      sendError(res, 400, 'request_invalid', 'token request invalid', { issues: body.error.issues });
-      return;
-    }
-    try {
-      res.json({ token: await mintToken(ctx, body.data) });
-    } catch (err) {
-      if (!(err instanceof TokenRequestInvalidError)) throw err;
-      sendError(res, 400, 'request_invalid', err.message);
-    }
-  });
-
-  router.get('/dev/fixture', (_req, res) => {
-    res.json(ctx.store.current);
-  });
-
-  router.put('/dev/fixture', (req, res) => {
-    try {
-      ctx.store.replace(parseFixture(req.body));
-    } catch (err) {
-      if (!(err instanceof FixtureInvalidError)) throw err;
-      sendError(res, 400, 'fixture_invalid', 'fixture invalid', { issues: err.issues });
-      return;
-    }
-    ctx.logger.info('fixture replaced');
-    res.json(ctx.store.current);
-  });
-
-  router.get('/dev/revocations', (_req, res) => {
-    res.json({ revocations: ctx.store.revocations });
-  });
-
-  // Revokes one token (`{ jti }`) or uninstalls an app (`{ clientId, subjectId? }`): the next
-  // authorization of such a token is principal_invalid.
-  router.post('/dev/revocations', (req, res) => {
-    const body = revocationSchema.safeParse(req.body);
-    if (!body.success) {
-      sendError(res, 400, 'request_invalid', 'revocation invalid', { issues: body.error.issues });
-      return;
-    }
-    ctx.store.revoke(body.data);
-    ctx.logger.info({ revocation: body.data }, 'revocation recorded');
-    res.json({ revocations: ctx.store.revocations });
-  });
-
-  router.get('/dev/calls', (_req, res) => {
-    res.json(ctx.calls.current);
-  });
-
-  router.get('/dev/faults', (_req, res) => {
-    res.json(ctx.faults.current);
-  });
-
-  router.post('/dev/faults', (req, res) => {
-    const body = faultBodySchema.safeParse(req.body);
-    if (!body.success) {
-      sendError(res, 400, 'request_invalid', 'fault request invalid', { issues: body.error.issues });
-      return;
-    }
-    const settings = ctx.faults.set(body.data);
-    ctx.logger.info({ faults: settings }, 'faults set');
-    res.json(settings);
-  });
-  return router;
+export function devRoutes(ctx: DevCoreContext): PublicRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/dev/tokens',
+      access: 'public',
+      handle: async ({ req }) => {
+        const body = mintBodySchema.safeParse(await readJson(req));
+        if (!body.success) throw invalid('token request', body.error);
+        try {
+          return { status: 200, body: { token: await mintToken(ctx, body.data) } };
+        } catch (err) {
+          throw err instanceof TokenRequestInvalidError ? new CoreRefusalError(400, 'request_invalid', err.message) : err;
+        }
+      },
+    },
+    { method: 'GET', path: '/dev/fixture', access: 'public', handle: () => ({ status: 200, body: ctx.store.current }) },
+    {
+      method: 'PUT',
+      path: '/dev/fixture',
+      access: 'public',
+      handle: async ({ req }) => {
+        try {
+          ctx.store.replace(parseFixture(await readJson(req)));
+        } catch (err) {
+          throw err instanceof FixtureInvalidError ? new CoreRefusalError(400, 'fixture_invalid', 'fixture invalid', { issues: err.issues }) : err;
+        }
+        ctx.logger.info('fixture replaced');
+        return { status: 200, body: ctx.store.current };
+      },
+    },
+    { method: 'GET', path: '/dev/revocations', access: 'public', handle: () => ({ status: 200, body: { revocations: ctx.store.revocations } }) },
+    // Revokes one token (`{ jti }`) or uninstalls an app (`{ clientId, subjectId? }`): the next
+    // authorization of such a token is principal_invalid.
+    {
+      method: 'POST',
+      path: '/dev/revocations',
+      access: 'public',
+      handle: async ({ req }) => {
+        const body = revocationSchema.safeParse(await readJson(req));
+        if (!body.success) throw invalid('revocation', body.error);
+        ctx.store.revoke(body.data);
+        ctx.logger.info({ revocation: body.data }, 'revocation recorded');
+        return { status: 200, body: { revocations: ctx.store.revocations } };
+      },
+    },
+    { method: 'GET', path: '/dev/calls', access: 'public', handle: () => ({ status: 200, body: ctx.calls.current }) },
+    { method: 'GET', path: '/dev/faults', access: 'public', handle: () => ({ status: 200, body: ctx.faults.current }) },
+    {
+      method: 'POST',
+      path: '/dev/faults',
+      access: 'public',
+      handle: async ({ req }) => {
+        const body = faultBodySchema.safeParse(await readJson(req));
+        if (!body.success) throw invalid('fault request', body.error);
+        const settings = ctx.faults.set(body.data);
+        ctx.logger.info({ faults: settings }, 'faults set');
+        return { status: 200, body: settings };
+      },
+    },
+  ];
 }

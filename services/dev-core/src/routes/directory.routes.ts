@@ -1,10 +1,10 @@
-import { Router } from 'express';
+import type { PublicRoute } from '@chat/http-kit';
 import { z } from 'zod';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { listRoomReaders, MEMBERS_READ_SCOPE } from '../domain/member-directory.ts';
-import { appResourceToken } from '../domain/resource-token.ts';
-import { registeredAppCors } from './cors.ts';
-import { sendError } from './http-errors.ts';
+import { appTokenOf } from './app-token.ts';
+import { allowAppOrigin, appPreflight } from './cors.ts';
+import { CoreRefusalError, invalid } from './http-errors.ts';
 
 const DIRECTORY_PATH = '/api/repositories/:repositoryId/readers';
 
@@ -16,29 +16,23 @@ const directoryQuerySchema = z.strictObject({ branchId: z.string().regex(/^[0-9A
  * people and bots who may read a room, for a marketplace app's mention picker. Authorized by the
  * human's core resource token with scope `core:members:read`; the human must read the repository.
  */
-export function directoryRoutes(ctx: DevCoreContext): Router {
-  const router = Router();
-  router.options(DIRECTORY_PATH, registeredAppCors(ctx.store, 'GET'));
-  router.get(DIRECTORY_PATH, registeredAppCors(ctx.store, 'GET'), async (req, res) => {
-    res.setHeader('Cache-Control', 'no-store');
-    const token = await appResourceToken(ctx, req.headers.authorization ?? '', MEMBERS_READ_SCOPE);
-    if (token === undefined) {
-      res.setHeader('WWW-Authenticate', `Bearer scope="${MEMBERS_READ_SCOPE}"`);
-      sendError(res, 401, 'token_rejected', `a core token with scope ${MEMBERS_READ_SCOPE} is required`);
-      return;
-    }
-    const query = directoryQuerySchema.safeParse(req.query);
-    if (!query.success) {
-      sendError(res, 400, 'request_invalid', 'directory query invalid', { issues: query.error.issues });
-      return;
-    }
-    const readers = listRoomReaders(ctx.store, { repositoryId: String(req.params['repositoryId']), branchId: query.data.branchId }, token.subjectId);
-    // Unknown and unreadable look alike, so the directory tells nobody which repositories exist.
-    if (readers === undefined) {
-      sendError(res, 404, 'repository_not_found', 'no such repository');
-      return;
-    }
-    res.json({ readers });
-  });
-  return router;
+export function directoryRoutes(ctx: DevCoreContext): PublicRoute[] {
+  return [
+    { method: 'OPTIONS', path: DIRECTORY_PATH, access: 'public', handle: appPreflight(ctx.store, 'GET') },
+    {
+      method: 'GET',
+      path: DIRECTORY_PATH,
+      access: 'public',
+      handle: async ({ req, res, params, query }) => {
+        allowAppOrigin(ctx.store, req, res);
+        const token = await appTokenOf(ctx, req, res, MEMBERS_READ_SCOPE);
+        const parsed = directoryQuerySchema.safeParse(query);
+        if (!parsed.success) throw invalid('directory query', parsed.error);
+        const readers = listRoomReaders(ctx.store, { repositoryId: params['repositoryId']!, branchId: parsed.data.branchId }, token.subjectId);
+        // Unknown and unreadable look alike, so the directory tells nobody which repositories exist.
+        if (readers === undefined) throw new CoreRefusalError(404, 'repository_not_found', 'no such repository');
+        return { status: 200, body: { readers } };
+      },
+    },
+  ];
 }
