@@ -40,6 +40,8 @@ function compile(path: string): { pattern: RegExp; names: string[] } {
  */
 export class RouteMatcher {
   readonly #routes: CompiledRoute[] = [];
+  /** The routes of each method, in declaration order: a request tries only its own method's. */
+  readonly #byMethod = new Map<string, CompiledRoute[]>();
 
   constructor(tables: readonly RouteTable[]) {
     const seen = new Map<string, string>();
@@ -49,7 +51,9 @@ export class RouteMatcher {
         const other = seen.get(key);
         if (other !== undefined) throw new Error(`${route.method} ${route.path} is declared by ${other} and by ${table.service}: a route has one declaration`);
         seen.set(key, table.service);
-        this.#routes.push({ route, table, ...compile(route.path) });
+        const compiled = { route, table, ...compile(route.path) };
+        this.#routes.push(compiled);
+        this.#byMethod.set(route.method, [...(this.#byMethod.get(route.method) ?? []), compiled]);
       }
     }
   }
@@ -63,16 +67,12 @@ export class RouteMatcher {
   lookup(method: string, url: string): RouteLookup {
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
-    const wanted = method === 'HEAD' ? 'GET' : method;
-    let allow: string[] | undefined;
-    let template = '';
-    for (const compiled of this.#routes) {
+    for (const compiled of this.#byMethod.get(method === 'HEAD' ? 'GET' : method) ?? []) {
       const m = compiled.pattern.exec(pathname);
-      if (!m) continue;
-      if (compiled.route.method === wanted) return { kind: 'route', compiled, rawParams: m.slice(1), query: q === -1 ? '' : url.slice(q + 1) };
-      (allow ??= []).push(compiled.route.method);
-      template = compiled.route.path;
+      if (m) return { kind: 'route', compiled, rawParams: m.slice(1), query: q === -1 ? '' : url.slice(q + 1) };
     }
-    return allow ? { kind: 'method-not-allowed', allow: allow.join(', '), template } : { kind: 'none' };
+    // Not found for this method: the path may still exist with others (405).
+    const allow = this.#routes.filter((compiled) => compiled.pattern.test(pathname));
+    return allow.length > 0 ? { kind: 'method-not-allowed', allow: allow.map((c) => c.route.method).join(', '), template: allow[0]!.route.path } : { kind: 'none' };
   }
 }
