@@ -6,13 +6,13 @@
  * and the CPU of the pool's PostgreSQL backends (from /proc, found by application name).
  *
  *   tsx --conditions=@chat/source bench/append-store-cost.ts [--n 20000] [--rooms 1000] [--concurrency 1,16]
- *     [--store ../packages/store/src/index.ts] [--rounds 1]
+ *     [--store ../libraries/store/src/index.ts] [--rounds 1]
  *
- * `--store` loads another copy of the store (another checkout's packages/store/src/index.ts), so two
+ * `--store` loads another copy of the store (another checkout's libraries/store/src/index.ts), so two
  * versions can be compared in one run; `--rounds 2` alternates them when several are given
  * (`--store a,b`), and then medians and minimums over the rounds close the report. A copy of another
- * commit: `git archive <commit> packages/store | tar -x -C /tmp/other`, then link
- * /tmp/other/packages/store/node_modules to this checkout's packages/store/node_modules. Each run migrates a scratch schema of its own in the `test` database on
+ * commit: `git archive <commit> libraries/store | tar -x -C /tmp/other`, then link
+ * /tmp/other/libraries/store/node_modules to this checkout's libraries/store/node_modules. Each run migrates a scratch schema of its own in the `test` database on
  * 127.0.0.1:5432 and drops it afterwards.
  */
 import { readFile } from 'node:fs/promises';
@@ -20,7 +20,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 
-type StoreModule = typeof import('../../packages/store/src/index.ts');
+type StoreModule = typeof import('../../libraries/store/src/index.ts');
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const APPLICATION_NAME = `append-store-cost-${process.pid}`;
@@ -31,7 +31,7 @@ const { values: args } = parseArgs({
     n: { type: 'string', default: '20000' },
     rooms: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '1,16' },
-    store: { type: 'string', default: new URL('../../packages/store/src/index.ts', import.meta.url).pathname },
+    store: { type: 'string', default: new URL('../../libraries/store/src/index.ts', import.meta.url).pathname },
     rounds: { type: 'string', default: '1' },
   },
 });

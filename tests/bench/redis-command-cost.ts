@@ -17,6 +17,7 @@
  *   pnpm exec tsx tests/bench/redis-command-cost.ts [--roots /path/to/base,.] [--ops 20000] [--block 1000]
  *     [--scenarios publish,subscribe] [--patterns spaced,burst] [--burst 16] [--redis redis://127.0.0.1:6379]
  */
+import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
@@ -26,7 +27,7 @@ import { Redis } from 'ioredis';
 
 type Scenario = 'publish' | 'subscribe';
 type Pattern = 'spaced' | 'burst';
-type BackboneModule = typeof import('../../packages/backbone/src/index.ts');
+type BackboneModule = typeof import('../../libraries/backbone/src/index.ts');
 type BenchEvent = { channel: 'messages'; scopeKey: string; seq: number; data: string };
 
 const HERE = fileURLToPath(import.meta.url);
@@ -87,7 +88,11 @@ async function paced(pattern: Pattern, from: number, count: number, op: (i: numb
   else await Promise.all(Array.from({ length: BURST }, () => lane(false)));
 }
 
-const importFrom = async <T>(root: string, pkg: string): Promise<T> => (await import(pathToFileURL(`${root}/packages/${pkg}/src/index.ts`).href)) as T;
+/** A library of the checkout at `root` (an older checkout may keep its libraries under `packages/`). */
+const importFrom = async <T>(root: string, pkg: string): Promise<T> => {
+  const folder = existsSync(`${root}/libraries/${pkg}`) ? 'libraries' : 'packages';
+  return (await import(pathToFileURL(`${root}/${folder}/${pkg}/src/index.ts`).href)) as T;
+};
 
 async function publishSide(root: string, redisUrl: string, prefix: string, pattern: Pattern): Promise<Side> {
   const { RedisStreamsBackbone } = await importFrom<BackboneModule>(root, 'backbone');

@@ -1,10 +1,10 @@
 import pg from 'pg';
-import { openDatabase } from '../../packages/store/src/index.ts';
+import { openDatabase } from '../../libraries/store/src/index.ts';
 
 /**
  * A deployment's store, as a bulk seed reaches it: PostgreSQL by URL (the services may keep running),
  * or the embedded PGlite folder of an all-in-one, which only a process that owns the folder may open
- * (packages/store/src/data-dir-lock.ts), so the all-in-one is stopped while it is seeded.
+ * (libraries/store/src/data-dir-lock.ts), so the all-in-one is stopped while it is seeded.
  */
 export type StoreLocation = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
 

@@ -45,7 +45,7 @@ export const COMPILED_SERVICES: readonly CompiledService[] = [
 ];
 
 /** The migration CLI: runs to completion. */
-export const COMPILED_MIGRATION = { packageName: '@chat/store', packageDir: 'packages/store', entry: 'dist/migrate-cli.js' } as const;
+export const COMPILED_MIGRATION = { packageName: '@chat/store', packageDir: 'libraries/store', entry: 'dist/migrate-cli.js' } as const;
 
 /** A started process and how long it took from spawn to its first successful readiness probe. */
 export interface StartedService {

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { testConfig } from '../harness/test-config.ts';
 
-/** The built `chat` command (packages/cli/bin/chat.js loads packages/cli/dist). */
-export const CHAT_BIN = join(testConfig.repoRoot, 'packages/cli/bin/chat.js');
+/** The built `chat` command (clients/cli/bin/chat.js loads clients/cli/dist). */
+export const CHAT_BIN = join(testConfig.repoRoot, 'clients/cli/bin/chat.js');
 
 export interface ChatRun {
   code: number | null;

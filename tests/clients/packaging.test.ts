@@ -7,7 +7,7 @@ import { sharedStack } from '../harness/stacks.ts';
 import { testConfig } from '../harness/test-config.ts';
 import { useItBlocks } from './readme-blocks.ts';
 
-/** The packages an outside project installs, by folder under packages/. */
+/** The packages an outside project installs, by folder under clients/. */
 const PUBLISHED = { client: '@chat/client', bot: '@chat/bot', cli: '@chat/cli' } as const;
 const DEMO_REPOSITORY_ID = '01JGFJJZ00QNYBVPQTAT49MN0F';
 
@@ -28,7 +28,7 @@ describe('[embedded] the clients as an outside project installs them', function 
   before(function () {
     scratch = mkdtempSync(join(tmpdir(), 'chat-clients-install-'));
     for (const folder of Object.keys(PUBLISHED)) {
-      const packed = run('pnpm', ['pack', '--pack-destination', scratch], join(testConfig.repoRoot, 'packages', folder));
+      const packed = run('pnpm', ['pack', '--pack-destination', scratch], join(testConfig.repoRoot, 'clients', folder));
       expect(packed.status, packed.stderr).to.equal(0);
     }
   });
@@ -52,7 +52,7 @@ describe('[embedded] the clients as an outside project installs them', function 
       expect(manifest.exports, tarball).to.be.an('object');
       expect(manifest.files, tarball).to.be.an('array');
       expect(JSON.stringify(manifest.dependencies ?? {}), tarball).to.not.contain('workspace:');
-      expect(readFileSync(join(testConfig.repoRoot, 'packages', tarball.replace(/^chat-(\w+)-.*$/, '$1'), 'LICENSE'), 'utf8')).to.match(/^MIT License/);
+      expect(readFileSync(join(testConfig.repoRoot, 'clients', tarball.replace(/^chat-(\w+)-.*$/, '$1'), 'LICENSE'), 'utf8')).to.match(/^MIT License/);
     }
   });
 

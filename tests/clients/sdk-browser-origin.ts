@@ -6,7 +6,7 @@ import { closeServer, listenOnLoopback, proxyRequest } from '../harness/streamin
 import type { ConsumerDriver, ConsumerRun } from './stream-consumer-drivers.ts';
 import type { Page } from 'playwright-core';
 
-/** The SDK's compiled ES modules (`packages/client/dist`, emitted by its `build`). */
+/** The SDK's compiled ES modules (`clients/client/dist`, emitted by its `build`). */
 const SDK_DIR = dirname(fileURLToPath(import.meta.resolve('@chat/client')));
 
 /**

@@ -6,9 +6,9 @@ import { testConfig } from './test-config.ts';
 
 type Json = Record<string, unknown>;
 
-/** The committed contract: packages/contracts/openapi.json. */
+/** The committed contract: clients/contracts/openapi.json. */
 export const openApiDocument = JSON.parse(
-  readFileSync(join(testConfig.repoRoot, 'packages/contracts/openapi.json'), 'utf8'),
+  readFileSync(join(testConfig.repoRoot, 'clients/contracts/openapi.json'), 'utf8'),
 ) as Json & { paths: Record<string, Record<string, Json>>; components: Json };
 
 const DOCUMENT_ID = 'urn:chat:openapi';

@@ -54,7 +54,7 @@ async function typeScriptFiles(dir: string, skip: (path: string) => boolean): Pr
 export async function findSignInShortcuts(repoRoot: string): Promise<string[]> {
   const lint = join(repoRoot, 'tests', 'lint');
   const roots = [join(repoRoot, 'tests')];
-  for (const group of ['packages', 'services']) {
+  for (const group of ['clients', 'libraries', 'services']) {
     for (const name of await readdir(join(repoRoot, group))) roots.push(join(repoRoot, group, name, 'test'), join(repoRoot, group, name, 'scripts'));
   }
   const found: string[] = [];

@@ -6,13 +6,13 @@ import { findImportCycles } from './import-cycles.ts';
 
 async function sourceRoots(): Promise<string[]> {
   const roots: string[] = [];
-  for (const group of ['packages', 'services']) {
+  for (const group of ['clients', 'libraries', 'services']) {
     for (const name of await readdir(join(testConfig.repoRoot, group))) roots.push(join(testConfig.repoRoot, group, name, 'src'));
   }
   return roots;
 }
 
-describe('lint: no import cycles in packages/*/src and services/*/src', () => {
+describe('lint: no import cycles in clients/*/src, libraries/*/src and services/*/src', () => {
   it('finds a cycle when there is one (the finder can fail)', async () => {
     const cycles = await findImportCycles([join(testConfig.repoRoot, 'tests', 'lint', 'cycle-fixture')], testConfig.repoRoot);
     expect(cycles).to.deep.equal([['tests/lint/cycle-fixture/a.ts', 'tests/lint/cycle-fixture/b.ts']]);

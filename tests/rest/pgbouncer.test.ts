@@ -22,7 +22,7 @@ const MESSAGES_PER_WRITER = 15;
 const STREAM_CLIENTS = 4;
 /** The key of migrate.ts's advisory lock. */
 const MIGRATION_LOCK_ID = 7_216_530_113;
-const MIGRATIONS = readdirSync(join(testConfig.repoRoot, 'packages/store/migrations'))
+const MIGRATIONS = readdirSync(join(testConfig.repoRoot, 'libraries/store/migrations'))
   .filter((f) => f.endsWith('.sql'))
   .sort();
 

@@ -37,7 +37,7 @@ export const INGRESS_REFUSALS: Readonly<Record<number, { route: RefusalRoute; wh
 };
 
 /** Where the services' statuses are declared, relative to the repository root. */
-export const OPENAPI_DOCUMENT = 'packages/contracts/openapi.json';
+export const OPENAPI_DOCUMENT = 'clients/contracts/openapi.json';
 
 /** The component whose pods answer the ingress's refusals in the envelope. */
 export const ENVELOPE_BACKEND_COMPONENT = 'ingress-errors';

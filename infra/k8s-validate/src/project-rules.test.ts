@@ -82,19 +82,19 @@ describe('project rules', () => {
   it('follows the package scripts: a changed or missing script fails the same manifests', async () => {
     const root = await mkdtemp(join(tmpdir(), 'k8s-validate-'));
     const pkg = (name: string, scripts: Record<string, string>) => JSON.stringify({ name, scripts });
-    for (const dir of ['services/api', 'services/stream-gateway', 'services/notifier', 'packages/store']) {
+    for (const dir of ['services/api', 'services/stream-gateway', 'services/notifier', 'libraries/store']) {
       await mkdir(join(root, dir, 'src'), { recursive: true });
       await writeFile(join(root, dir, 'src/main.ts'), '');
     }
     await writeFile(join(root, 'services/api/package.json'), pkg('@chat/api', { start: 'node dist/server.js' }));
     await writeFile(join(root, 'services/stream-gateway/package.json'), pkg('@chat/stream-gateway', { start: 'node dist/main.js' }));
     await writeFile(join(root, 'services/notifier/package.json'), pkg('@chat/notifier', { start: 'tsx src/main.ts' }));
-    await writeFile(join(root, 'packages/store/package.json'), pkg('@chat/store', {}));
+    await writeFile(join(root, 'libraries/store/package.json'), pkg('@chat/store', {}));
     const found = messages(docs, root);
     expect(found).to.include('api.yaml Deployment/api: services/api/src/server.ts (the source of the "start" script\'s entry) does not exist');
     expect(found.join('\n')).to.match(/Deployment\/api: container api runs .* "start" of services\/api is \["node","dist\/server.js"\]/);
     expect(found).to.include('notifier.yaml Deployment/notifier: script "start" of services/notifier is "tsx src/main.ts", not "node dist/<file>.js"');
-    expect(found).to.include('migrate/migrate-job.yaml Job/chat-migrate: packages/store/package.json has no "migrate" script');
+    expect(found).to.include('migrate/migrate-job.yaml Job/chat-migrate: libraries/store/package.json has no "migrate" script');
     expect(found.filter((m) => m.includes('stream-gateway'))).to.deep.equal([]);
   });
 

@@ -29,7 +29,7 @@ export const WORKLOADS: Readonly<Record<string, WorkloadSpec>> = {
   'ingress-errors': { packageDir: 'services/ingress-errors', script: 'start', adminPortKey: 'INGRESS_ERRORS_ADMIN_PORT', drain: { fixedMs: 1_000 } },
   // The web viewer's static server: answers from memory and closes its server at once on SIGTERM.
   viewer: { packageDir: 'services/viewer', script: 'start', adminPortKey: 'VIEWER_ADMIN_PORT', drain: { fixedMs: 1_000 } },
-  migrate: { packageDir: 'packages/store', script: 'migrate' },
+  migrate: { packageDir: 'libraries/store', script: 'migrate' },
 };
 
 /**

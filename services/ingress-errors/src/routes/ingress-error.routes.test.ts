@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { CANONICAL_ULID_PATTERN, ErrorEnvelopeSchema } from '@chat/contracts';
 
 const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const OPENAPI = JSON.parse(readFileSync(join(PACKAGE_DIR, '../../packages/contracts/openapi.json'), 'utf8')) as {
+const OPENAPI = JSON.parse(readFileSync(join(PACKAGE_DIR, '../../clients/contracts/openapi.json'), 'utf8')) as {
   paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
 };
 const REPO = '01JGFJJZ00QNYBVPQTAT49MN0F';

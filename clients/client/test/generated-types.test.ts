@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { GENERATED_PATH, generateTypes } from '../scripts/generate-types.ts';
 
 describe('generated contract types', () => {
-  it('src/generated/openapi.ts equals what packages/contracts/openapi.json generates', async () => {
+  it('src/generated/openapi.ts equals what clients/contracts/openapi.json generates', async () => {
     expect(readFileSync(GENERATED_PATH, 'utf8'), 'stale: run `pnpm --filter @chat/client types:generate` and commit the result').to.equal(
       await generateTypes(),
     );

@@ -1,5 +1,5 @@
 /**
- * Types generated from packages/contracts/openapi.json by openapi-typescript.
+ * Types generated from clients/contracts/openapi.json by openapi-typescript.
  * Do not edit: run `pnpm --filter @chat/client types:generate` and commit the result.
  */
 export interface paths {

@@ -19,7 +19,7 @@ export const ALLOWED_SRC_FOLDERS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** Workspace folders whose packages have a `src/` that ships. */
-const PACKAGE_ROOTS = ['packages', 'services'];
+const PACKAGE_ROOTS = ['clients', 'libraries', 'services'];
 
 const CODE_FILE = /\.(?:[cm]?ts|[cm]?js|tsx|jsx)$/;
 const TEST_FILE = /\.test\.(?:[cm]?ts|[cm]?js|tsx|jsx)$/;
@@ -104,7 +104,7 @@ async function walk(repoRoot: string, dir: string, issues: LayoutIssue[]): Promi
 }
 
 /**
- * Checks every `packages/<name>/src` and `services/<name>/src` under `repoRoot`: no test folder or
+ * Checks every `clients/<name>/src`, `libraries/<name>/src` and `services/<name>/src` under `repoRoot`: no test folder or
  * fixture file there (beyond {@link ALLOWED_SRC_FOLDERS}), and no file other than a `*.test.ts`
  * importing test code (a test folder, a test or fixture file, `tests/`, a bench, or a package's
  * test entry point such as `@chat/x/testing`).
@@ -116,7 +116,7 @@ export async function checkSourceLayout(repoRoot: string): Promise<LayoutIssue[]
 }
 
 /** The lines of .dockerignore that keep every package's test code out of the image. */
-export const DOCKERIGNORE_TEST_LINES = ['packages/*/test', 'services/*/test', 'services/*/bench', '**/*.test.ts'] as const;
+export const DOCKERIGNORE_TEST_LINES = ['clients/*/test', 'libraries/*/test', 'services/*/test', 'services/*/bench', '**/*.test.ts'] as const;
 
 /** Which of {@link DOCKERIGNORE_TEST_LINES} the repository's .dockerignore lacks. */
 export async function missingDockerignoreLines(repoRoot: string): Promise<string[]> {

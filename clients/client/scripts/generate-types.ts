@@ -9,7 +9,7 @@ export const GENERATED_PATH = new URL('../src/generated/openapi.ts', import.meta
 
 const HEADER = [
   '/**',
-  ' * Types generated from packages/contracts/openapi.json by openapi-typescript.',
+  ' * Types generated from clients/contracts/openapi.json by openapi-typescript.',
   ' * Do not edit: run `pnpm --filter @chat/client types:generate` and commit the result.',
   ' */',
   '',
