@@ -58,7 +58,6 @@ const BENCH_ENV = {
   APPEND_RATE_LIMIT: '1000000000',
   STREAM_CAP_PER_PRINCIPAL: '100000',
   STREAM_CAP_PER_ROOM: '100000',
-  CORE_AUTHORIZATIONS_PER_PRINCIPAL: '100000',
   CORE_SERVICE_TOKEN: 'dev-core-service-token',
   // Heartbeats and core rechecks are per-stream background work, not what the stream figures
   // measure; at the defaults 18,000 idle streams would make 1,200 heartbeats/s and 300 core calls/s.
