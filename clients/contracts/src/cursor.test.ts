@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { AppError } from './errors.ts';
-import { CURSOR_LENGTH, CursorCodec, type CursorScope } from './cursor.ts';
+import { CURSOR_LENGTH, CursorCodec, type CursorBinding } from './cursor.ts';
 
 const KEY_A = 'a'.repeat(32) + '-cursor-secret-one';
 const KEY_B = 'b'.repeat(32) + '-cursor-secret-two';
 const REPO = '01J9ZQ3V0C6M4WB7X8Y9Z0ABCD';
-const ROOM: CursorScope = { kind: 'room', roomId: '01J9ZQ3V0C6M4WB7X8Y9Z0ROOM' };
-const INBOX: CursorScope = { kind: 'inbox', repositoryId: REPO, principalKind: 'human', principalId: 'u_alice' };
+const ROOM: CursorBinding = { kind: 'room', roomId: '01J9ZQ3V0C6M4WB7X8Y9Z0ROOM' };
+const INBOX: CursorBinding = { kind: 'inbox', repositoryId: REPO, principalKind: 'human', principalId: 'u_alice' };
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 function expectInvalid(run: () => unknown, label = ''): void {
@@ -60,7 +60,7 @@ describe('CursorCodec', () => {
 
   it('rejects a cursor from another inbox: other principal, repository or principal kind', () => {
     const cursor = codec.encode(INBOX, 42);
-    const others: CursorScope[] = [
+    const others: CursorBinding[] = [
       { ...INBOX, principalId: 'u_bob' },
       { ...INBOX, repositoryId: '01J9ZQ3V0C6M4WB7X8Y9Z0ABCE' },
       { ...INBOX, principalKind: 'bot' },
@@ -72,7 +72,7 @@ describe('CursorCodec', () => {
     expectInvalid(() => codec.decode(INBOX, codec.encode(ROOM, 1)));
     expectInvalid(() => codec.decode(ROOM, codec.encode(INBOX, 1)));
     // Even when the scope strings could be made to look alike, the kind byte differs.
-    const room: CursorScope = { kind: 'room', roomId: `${REPO}:human:u_alice` };
+    const room: CursorBinding = { kind: 'room', roomId: `${REPO}:human:u_alice` };
     expectInvalid(() => codec.decode(INBOX, codec.encode(room, 1)));
   });
 
@@ -163,7 +163,7 @@ describe('CursorCodec', () => {
       fc.record({ op: fc.constant('delete' as const), at: fc.nat(), ch: fc.constant('') }),
       fc.record({ op: fc.constant('flip' as const), at: fc.nat(), ch: fc.integer({ min: 1, max: 255 }).map(String) }),
     );
-    const scopes: CursorScope[] = [ROOM, INBOX];
+    const scopes: CursorBinding[] = [ROOM, INBOX];
     let runs = 0;
     fc.assert(
       fc.property(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), (position, s, ops) => {

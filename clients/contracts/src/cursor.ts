@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.ts';
 
 /** What a cursor is bound to. The scope is not in the cursor; the MAC binds it. */
-export type CursorScope =
+export type CursorBinding =
   | { kind: 'room'; roomId: string }
   | { kind: 'inbox'; repositoryId: string; principalKind: 'human' | 'bot'; principalId: string };
 
@@ -42,7 +42,7 @@ function toKey(secret: unknown): CursorKey {
 }
 
 /** The string the MAC binds a cursor to: `room:<roomId>` or `inbox:<repositoryId>:<principalKind>:<principalId>`. */
-function cursorScopeString(scope: CursorScope): string {
+function cursorScopeString(scope: CursorBinding): string {
   return scope.kind === 'room'
     ? `room:${scope.roomId}`
     : `inbox:${scope.repositoryId}:${scope.principalKind}:${scope.principalId}`;
@@ -67,7 +67,7 @@ export class CursorCodec {
   }
 
   /** Encodes `position` (a non-negative safe integer) bound to `scope`. */
-  encode(scope: CursorScope, position: number): string {
+  encode(scope: CursorBinding, position: number): string {
     if (!Number.isSafeInteger(position) || position < 0) {
       throw new RangeError('cursor position must be a non-negative safe integer');
     }
@@ -85,7 +85,7 @@ export class CursorCodec {
    * @throws AppError `CURSOR_INVALID` for anything not produced by `encode` for this very scope with a
    * known key: forged, edited, truncated, padded, non-canonical, other alphabet, other kind or scope.
    */
-  decode(scope: CursorScope, cursor: unknown): number {
+  decode(scope: CursorBinding, cursor: unknown): number {
     if (typeof cursor !== 'string' || cursor.length !== CURSOR_LENGTH || !CURSOR_SHAPE.test(cursor)) {
       throw invalid();
     }
@@ -107,7 +107,7 @@ export class CursorCodec {
   }
 }
 
-function mac(secret: Buffer, payload: Buffer, scope: CursorScope): Buffer {
+function mac(secret: Buffer, payload: Buffer, scope: CursorBinding): Buffer {
   return createHmac('sha256', secret)
     .update(payload)
     .update(cursorScopeString(scope), 'utf8')

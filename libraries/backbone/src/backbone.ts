@@ -7,7 +7,7 @@
 /**
  * The event families; each is partitioned and consumed on its own. `messages`: every committed
  * message, for the stream gateways. `mentions`: the committed messages that mention anyone, for the
- * notifier (see `@chat/wire`'s message-events.ts). `notifications`: inbox entries, for the stream gateways.
+ * notifier (see `@chat/wire-format`'s message-events.ts). `notifications`: inbox entries, for the stream gateways.
  */
 export type Channel = 'messages' | 'mentions' | 'notifications';
 

@@ -1,6 +1,6 @@
 /**
  * The part of a standalone service's configuration that the API and the gateway share: where it
- * listens, its admin server, and the platform under it. Built in one place, with the start-up safety
+ * listens, its admin server, and the process resources under it. Built in one place, with the start-up safety
  * check, so every standalone service refuses the same unsafe settings the same way.
  */
 import type { z } from 'zod';

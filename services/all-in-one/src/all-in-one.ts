@@ -3,7 +3,7 @@ import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createRoutePipeline } from '@chat/http-kit';
 import { createNotifierRuntime } from '@chat/notifier';
 import { createLogger, type Logger } from '@chat/observability';
-import { openPlatform, type Platform } from '@chat/platform';
+import { openProcessResources, type ProcessResources } from '@chat/process-resources';
 import { lockDataDir, type DataDirLock } from '@chat/store';
 import { attachStreamFront, createGatewayRuntime } from '@chat/stream-gateway';
 import { createViewerRoutes } from '@chat/viewer';
@@ -20,7 +20,7 @@ export interface RunningAllInOne {
 
 /**
  * Starts every part in this process and answers once the public port is listening. The parts share
- * one platform (one store, one backbone, one core client and token cache, one cursor codec) and one
+ * one set of process resources (one store, one backbone, one core client and token cache, one cursor codec) and one
  * route pipeline over the API's, the gateway's and the viewer's route tables.
  */
 export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllInOne> {
@@ -34,16 +34,16 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     const previous = dataDirLock.tookOverFrom;
     if (previous) logger.warn({ dataDir: dataDirLock.dir, previousPid: previous.pid, previousSince: previous.since }, 'took over the data folder from a process that no longer runs');
   }
-  const { devCore, platform } = await startCoreAndPlatform(config, logger, dataDirLock).catch(async (err: unknown) => {
+  const { devCore, resources } = await startCoreAndResources(config, logger, dataDirLock).catch(async (err: unknown) => {
     await dataDirLock?.release();
     throw err;
   });
   const coreUrl = config.core.url ?? devCore!.url;
-  const gateway = createGatewayRuntime({ platform, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
-  const api = createApiRuntime({ platform, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit });
+  const gateway = createGatewayRuntime({ resources, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
+  const api = createApiRuntime({ resources, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit });
   api.outbox.relay.start();
   api.rateWindowSweeper.start();
-  const notifier = createNotifierRuntime({ platform, logger });
+  const notifier = createNotifierRuntime({ resources, logger });
   await notifier.start();
 
   let url = '';
@@ -56,7 +56,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   );
   url = `http://127.0.0.1:${http.port}`;
   if (devCore) registerViewerCallback(devCore, url, logger);
-  logger.info({ url, coreUrl, database: platform.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'chat listening');
+  logger.info({ url, coreUrl, database: resources.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'chat listening');
 
   const banner = await demoBanner({ url, coreUrl, host: config.http.host, devCore: config.printDemoTokens ? devCore : undefined });
   return {
@@ -72,15 +72,15 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       await api.rateWindowSweeper.stop();
       await api.outbox.flush();
       await notifier.stop();
-      await platform.close();
+      await resources.close();
       await devCore?.close();
       await dataDirLock?.release();
     },
   };
 }
 
-/** The embedded dev-core (unless `CORE_URL` names a core) and the platform; dev-core is closed again if the platform fails. */
-async function startCoreAndPlatform(config: AllInOneConfig, logger: Logger, dataDirLock: DataDirLock | undefined): Promise<{ devCore: DevCoreHandle | undefined; platform: Platform }> {
+/** The embedded dev-core (unless `CORE_URL` names a core) and the process resources; dev-core is closed again if they fail to open. */
+async function startCoreAndResources(config: AllInOneConfig, logger: Logger, dataDirLock: DataDirLock | undefined): Promise<{ devCore: DevCoreHandle | undefined; resources: ProcessResources }> {
   const devCore = config.core.url
     ? undefined
     : await startDevCore({
@@ -93,7 +93,7 @@ async function startCoreAndPlatform(config: AllInOneConfig, logger: Logger, data
         ...(config.devCore.fixturePath ? { fixturePath: config.devCore.fixturePath } : {}),
       });
   try {
-    const platform = await openPlatform(
+    const resources = await openProcessResources(
       {
         database: config.database,
         redis: config.redis,
@@ -104,7 +104,7 @@ async function startCoreAndPlatform(config: AllInOneConfig, logger: Logger, data
       },
       logger,
     );
-    return { devCore, platform };
+    return { devCore, resources };
   } catch (err) {
     await devCore?.close();
     throw err;

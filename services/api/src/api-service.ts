@@ -4,7 +4,7 @@
  */
 import type { RequestListener } from 'node:http';
 import { startAdminServer, type Logger } from '@chat/observability';
-import { openPlatform } from '@chat/platform';
+import { openProcessResources } from '@chat/process-resources';
 import type { ApiConfig } from './config.ts';
 import type { CommittedMessagePublisher } from './outbox/outbox.ts';
 import { listen } from './http-server.ts';
@@ -19,15 +19,15 @@ export interface ApiServiceHooks {
 export interface RunningApiService {
   port: number;
   adminUrl: string;
-  /** Drains in-flight requests, stops the relay, flushes the publisher and closes the platform. */
+  /** Drains in-flight requests, stops the relay, flushes the publisher and closes the process resources. */
   shutdown(): Promise<void>;
 }
 
-/** Opens the platform, starts the outbox relay, the public server and the admin server. */
+/** Opens the process resources, starts the outbox relay, the public server and the admin server. */
 export async function startApiService(config: ApiConfig, logger: Logger, hooks: ApiServiceHooks = {}): Promise<RunningApiService> {
-  const platform = await openPlatform(config, logger);
+  const resources = await openProcessResources(config, logger);
   const api = createApiRuntime({
-    platform,
+    resources,
     logger,
     bodyLimitBytes: config.api.bodyLimitBytes,
     rateLimit: config.api.rateLimit,
@@ -45,7 +45,7 @@ export async function startApiService(config: ApiConfig, logger: Logger, hooks: 
     isDraining: () => draining,
     // Not Redis: an append needs PostgreSQL and core only (a publish Redis misses is left to the
     // outbox relay), so an API pod stays in service through a Redis outage or failover.
-    checks: platform.readinessChecks().filter((c) => c.name !== 'redis'),
+    checks: resources.readinessChecks().filter((c) => c.name !== 'redis'),
     logger,
   });
   logger.info({ port: http.port, admin: admin.url }, 'chat api listening');
@@ -59,7 +59,7 @@ export async function startApiService(config: ApiConfig, logger: Logger, hooks: 
       await api.rateWindowSweeper.stop();
       await api.outbox.flush();
       await admin.close();
-      await platform.close();
+      await resources.close();
     },
   };
 }

@@ -29,7 +29,7 @@ export interface RateLimitConfig {
   scope: 'sender-room' | 'sender';
 }
 
-/** What the API itself (not the platform under it) is tuned by. */
+/** What the API itself (not the process resources under it) is tuned by. */
 export interface ApiServiceConfig {
   bodyLimitBytes: number;
   shutdownGraceMs: number;

@@ -1,7 +1,7 @@
 import { createRoutePipeline, type RouteTable } from '@chat/http-kit';
 import type { ScopeAccess } from '@chat/authz-client';
 import type { Logger } from '@chat/observability';
-import type { Platform } from '@chat/platform';
+import type { ProcessResources } from '@chat/process-resources';
 import type { RequestListener } from 'node:http';
 import type { ApiDeps } from './deps.ts';
 import { createOutbox, type CommittedMessagePublisher, type Outbox } from './outbox/outbox.ts';
@@ -13,7 +13,7 @@ import type { PeriodicTask } from './maintenance/periodic-task.ts';
 
 export interface ApiRuntimeOptions {
   /** The process's shared resources (store, backbone, core, tokens, cursors). */
-  platform: Platform;
+  resources: ProcessResources;
   logger: Logger;
   bodyLimitBytes: number;
   rateLimit: AppendRateSettings;
@@ -42,20 +42,20 @@ export interface ApiRuntime {
   detach(): void;
 }
 
-/** Wires the API's routes and use cases over the process's platform. */
+/** Wires the API's routes and use cases over the process's resources. */
 export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
-  const { platform, logger } = options;
-  const metrics = options.metrics ?? createApiMetrics({ outbox: platform.store.outbox });
-  const detach = platform.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
-  const outbox = createOutbox({ store: platform.store, backbone: platform.backbone, logger });
+  const { resources, logger } = options;
+  const metrics = options.metrics ?? createApiMetrics({ outbox: resources.store.outbox });
+  const detach = resources.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
+  const outbox = createOutbox({ store: resources.store, backbone: resources.backbone, logger });
   const publisher = outbox.publisher;
   const clock = options.clock ?? (() => new Date());
-  const rateWindow = new AppendRateWindow(platform.store.rateWindows, options.rateLimit, (err) => logger.warn({ err }, 'could not give an append rate unit back'));
+  const rateWindow = new AppendRateWindow(resources.store.rateWindows, options.rateLimit, (err) => logger.warn({ err }, 'could not give an append rate unit back'));
   const deps: ApiDeps = {
-    store: platform.store,
-    tokens: platform.tokens,
-    core: platform.core,
-    cursors: platform.cursors,
+    store: resources.store,
+    tokens: resources.tokens,
+    core: resources.core,
+    cursors: resources.cursors,
     logger,
     clock,
     publisher: options.decoratePublisher ? options.decoratePublisher(publisher) : publisher,

@@ -1,4 +1,4 @@
-export { createNotifierRuntime, NOTIFIER_DEFAULTS, type NotifierRuntime, type NotifierRuntimeOptions, type NotifierPlatform, type NotifierSettings, type NotifierSettingsInput } from './runtime.ts';
+export { createNotifierRuntime, NOTIFIER_DEFAULTS, type NotifierRuntime, type NotifierRuntimeOptions, type NotifierResources, type NotifierSettings, type NotifierSettingsInput } from './runtime.ts';
 export { NotifierEnvSchema, loadNotifierConfig, type NotifierConfig } from './config.ts';
 export { fanoutMessage, type FanoutDeps, type FanoutResult } from './domain/fanout-message.ts';
 export { groupMentionTargets, type MentionTarget } from './domain/mention-targets.ts';

@@ -3,7 +3,7 @@
  * settles the work in hand, and exits.
  */
 import { createLogger, startAdminServer } from '@chat/observability';
-import { openPlatform } from '@chat/platform';
+import { openProcessResources } from '@chat/process-resources';
 import { loadConfigOrExit } from '@chat/service-config';
 import { loadNotifierConfig } from './config.ts';
 import { createNotifierRuntime } from './runtime.ts';
@@ -11,7 +11,7 @@ import { createNotifierRuntime } from './runtime.ts';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(() => loadNotifierConfig(process.env));
   const logger = createLogger({ name: 'notifier', level: config.log.level });
-  const platform = await openPlatform(
+  const resources = await openProcessResources(
     {
       database: { ...config.database, dataDir: './data' },
       redis: config.redis,
@@ -21,13 +21,13 @@ async function main(): Promise<void> {
     },
     logger,
   );
-  const runtime = createNotifierRuntime({ platform, logger, settings: config.notifier });
+  const runtime = createNotifierRuntime({ resources, logger, settings: config.notifier });
   let draining = false;
   const admin = await startAdminServer({
     port: config.admin.port,
     host: config.admin.host,
     registry: runtime.metrics.registry,
-    checks: platform.readinessChecks().filter((c) => c.name !== 'core'),
+    checks: resources.readinessChecks().filter((c) => c.name !== 'core'),
     isDraining: () => draining,
     logger,
   });
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     try {
       await runtime.stop();
       await admin.close();
-      await platform.close();
+      await resources.close();
       process.exit(0);
     } catch (err) {
       // Unsettled rows are not lost: their leases lapse and another notifier takes them.

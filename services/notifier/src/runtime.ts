@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Consumer } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import type { Platform } from '@chat/platform';
+import type { ProcessResources } from '@chat/process-resources';
 import type { Store } from '@chat/store';
 import { newUlid } from '@chat/contracts';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics.ts';
@@ -30,14 +30,14 @@ export const NOTIFIER_DEFAULTS = {
 } as const;
 
 /**
- * What the notifier takes from the process's platform: the store, the backbone mentions arrive on
+ * What the notifier takes from the process's resources: the store, the backbone mentions arrive on
  * (Redis Streams, or the in-process backbone in the all-in-one), and core's client, which it asks
  * live whether each target may read the message's scope.
  */
-export type NotifierPlatform = Pick<Platform, 'store' | 'backbone' | 'core'>;
+export type NotifierResources = Pick<ProcessResources, 'store' | 'backbone' | 'core'>;
 
 export interface NotifierRuntimeOptions {
-  platform: NotifierPlatform;
+  resources: NotifierResources;
   logger: Logger;
   settings?: NotifierSettingsInput;
   /** @defaultValue () => new Date() */
@@ -51,16 +51,16 @@ export interface NotifierRuntime {
   sweeper: FanoutSweeper;
   /** Joins the consumer group and starts sweeping. */
   start(): Promise<void>;
-  /** Stops taking work, settles the work in hand, and returns; the caller then closes the platform. */
+  /** Stops taking work, settles the work in hand, and returns; the caller then closes the process resources. */
   stop(): Promise<void>;
 }
 
-/** Wires a notifier over the process's platform; nothing runs until `start()`. */
+/** Wires a notifier over the process's resources; nothing runs until `start()`. */
 export function createNotifierRuntime(options: NotifierRuntimeOptions): NotifierRuntime {
   const settings = resolveSettings(options.settings);
   const logger = options.logger.child({ component: 'notifier' });
   const clock = options.clock ?? (() => new Date());
-  const { store, backbone, core } = options.platform;
+  const { store, backbone, core } = options.resources;
   let consumer: Consumer | undefined;
   const metrics = createNotifierMetrics(
     () => store.mentionFanout.counts(),

@@ -2,7 +2,7 @@ import { createCoreClient, type CoreClient } from '@chat/authz-client';
 import { RedisStreamsBackbone, type BackboneEvent } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
 import { createLogger, type Logger } from '@chat/observability';
-import { committedMessageEventsFromPayload, messageJson } from '@chat/wire';
+import { committedMessageEventsFromPayload, messageJson } from '@chat/wire-format';
 import { createStore, inboxKey, migrate, openDatabase, type Database, type MessageRow, type NotificationRow, type StoredMention, type Store } from '@chat/store';
 import { ulid } from 'ulid';
 

@@ -38,7 +38,7 @@ export interface StreamCapsConfig {
   leaseMs: number;
 }
 
-/** What the gateway itself (not the platform under it) is tuned by. */
+/** What the gateway itself (not the process resources under it) is tuned by. */
 export interface GatewayServiceConfig {
   engine: Partial<StreamEngineSettings>;
   caps: StreamCapsConfig;

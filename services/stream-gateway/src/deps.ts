@@ -3,7 +3,7 @@ import type { CursorCodec } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 import type { Store } from '@chat/store';
 import type { StreamEngine } from './domain/stream-engine.ts';
-import type { StreamLeaseRegistry } from '@chat/coordination';
+import type { StreamLeaseRegistry } from '@chat/stream-caps';
 
 /** What the gateway's routes need, built once at start and handed down explicitly. */
 export interface GatewayDeps {

@@ -3,7 +3,7 @@
  * every stream off over GATEWAY_DRAIN_MS, then the process exits.
  */
 import { createLimitedServer, createLogger, startAdminServer } from '@chat/observability';
-import { openPlatform } from '@chat/platform';
+import { openProcessResources } from '@chat/process-resources';
 import { loadConfigOrExit } from '@chat/service-config';
 import { once } from 'node:events';
 import { loadGatewayConfig } from './config.ts';
@@ -12,8 +12,8 @@ import { createGatewayRuntime } from './runtime.ts';
 
 const config = loadConfigOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ name: 'stream-gateway', level: config.log.level });
-const platform = await openPlatform({ ...config, streamCaps: config.gateway.caps }, logger);
-const gateway = createGatewayRuntime({ platform, logger, engine: config.gateway.engine });
+const resources = await openProcessResources({ ...config, streamCaps: config.gateway.caps }, logger);
+const gateway = createGatewayRuntime({ resources, logger, engine: config.gateway.engine });
 const server = createLimitedServer(gateway.pipeline.listener, config.http.limits);
 attachStreamFront(server, { pipeline: gateway.pipeline, headersTimeoutMs: config.http.limits.headersTimeoutMs });
 server.listen(config.http.port, config.http.host);
@@ -24,10 +24,10 @@ const admin = await startAdminServer({
   host: config.admin.host,
   registry: gateway.metrics.registry,
   isDraining: () => draining,
-  checks: platform.readinessChecks(),
+  checks: resources.readinessChecks(),
   logger,
 });
-logger.info({ port: config.http.port, admin: admin.url, database: platform.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'stream gateway listening');
+logger.info({ port: config.http.port, admin: admin.url, database: resources.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'stream gateway listening');
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -38,7 +38,7 @@ async function shutdown(signal: string): Promise<void> {
   server.close();
   await gateway.drain(config.gateway.drainMs);
   await gateway.close();
-  await platform.close();
+  await resources.close();
   await admin.close();
   logger.info('stream gateway stopped');
   process.exit(0);

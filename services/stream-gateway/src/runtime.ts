@@ -1,7 +1,7 @@
 import { createRoutePipeline, type RoutePipeline, type RouteTable } from '@chat/http-kit';
 import type { ScopeAccess } from '@chat/authz-client';
 import type { Logger } from '@chat/observability';
-import type { Platform } from '@chat/platform';
+import type { ProcessResources } from '@chat/process-resources';
 import type { GatewayDeps } from './deps.ts';
 import type { StreamEngine } from './domain/stream-engine.ts';
 import { StreamHub } from './domain/stream-hub.ts';
@@ -11,7 +11,7 @@ import { resolveEngineSettings, type StreamEngineSettings } from './settings.ts'
 
 export interface GatewayRuntimeOptions {
   /** The process's shared resources (store, backbone, core, tokens, cursors, stream leases). */
-  platform: Platform;
+  resources: ProcessResources;
   logger: Logger;
   /** Engine tunables. @defaultValue DEFAULT_ENGINE_SETTINGS */
   engine?: Partial<StreamEngineSettings>;
@@ -29,17 +29,17 @@ export interface GatewayRuntime {
   pipeline: RoutePipeline;
   /** Hands every stream off over `windowMs`, then closes what is left; new streams get 503 meanwhile. */
   drain(windowMs: number): Promise<void>;
-  /** Closes every stream at once and drops the backbone subscriptions (the platform stays open). */
+  /** Closes every stream at once and drops the backbone subscriptions (the process resources stay open). */
   close(): Promise<void>;
 }
 
-/** Wires the gateway over the process's platform. */
+/** Wires the gateway over the process's resources. */
 export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRuntime {
-  const { platform, logger } = options;
+  const { resources, logger } = options;
   const settings = resolveEngineSettings(options.engine);
-  const hub = new StreamHub({ backbone: platform.backbone, logger, tickMs: settings.tickMs });
+  const hub = new StreamHub({ backbone: resources.backbone, logger, tickMs: settings.tickMs });
   const metrics = createGatewayMetrics(() => hub);
-  const detach = platform.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
+  const detach = resources.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
   const engine: StreamEngine = {
     hub,
     settings,
@@ -49,11 +49,11 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
     now: Date.now,
   };
   const deps: GatewayDeps = {
-    store: platform.store,
-    tokens: platform.tokens,
-    core: platform.core,
-    cursors: platform.cursors,
-    leases: platform.leases,
+    store: resources.store,
+    tokens: resources.tokens,
+    core: resources.core,
+    cursors: resources.cursors,
+    leases: resources.leases,
     engine,
     logger,
     clock: options.clock ?? (() => new Date()),

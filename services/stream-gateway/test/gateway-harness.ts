@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
-import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamCapOptions, type StreamLeaseRegistry } from '@chat/coordination';
+import { InProcessStreamLeaseRegistry, RedisStreamLeaseRegistry, type StreamCapOptions, type StreamLeaseRegistry } from '@chat/stream-caps';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
-import { messageJson } from '@chat/wire';
+import { messageJson } from '@chat/wire-format';
 import { migrate, openDatabase, type Database, type MessageRow, type RoomScope } from '@chat/store';
-import { assemblePlatform } from '@chat/platform';
+import { assembleProcessResources } from '@chat/process-resources';
 import { pino } from 'pino';
 import { ulid } from 'ulid';
 import { createGatewayRuntime, type GatewayRuntime } from '../src/runtime.ts';
@@ -81,7 +81,7 @@ export class GatewayHarness {
       this.leases = new InProcessStreamLeaseRegistry(this.options.caps);
     }
     await migrate(this.database);
-    const platform = await assemblePlatform({
+    const resources = await assembleProcessResources({
       database: this.database,
       backbone: this.backbone,
       leases: this.leases,
@@ -89,7 +89,7 @@ export class GatewayHarness {
       core: { url: this.core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 1000 },
       cursor: { secret: 'gateway-test-cursor-secret-0123456789abcdef', previousSecrets: [] },
     });
-    this.gateway = createGatewayRuntime({ platform, logger: silent, ...(this.options.engine ? { engine: this.options.engine } : {}) });
+    this.gateway = createGatewayRuntime({ resources, logger: silent, ...(this.options.engine ? { engine: this.options.engine } : {}) });
     this.server = createServer(this.gateway.pipeline.listener);
     if (this.options.target === 'postgres+redis') attachStreamFront(this.server, { pipeline: this.gateway.pipeline, headersTimeoutMs: 20_000 });
     this.server.listen(0, '127.0.0.1');

@@ -1,7 +1,7 @@
 import { inboxKey, type InboxOwner, type NotificationRow } from '@chat/store';
-import { storedNotificationJson, toNotificationResponse } from '@chat/wire';
+import { storedNotificationJson, toNotificationResponse } from '@chat/wire-format';
 import { ulid } from 'ulid';
-import { inboxCursorScope } from '../src/domain/inbox-source.ts';
+import { inboxCursorBinding } from '../src/domain/inbox-source.ts';
 import type { GatewayHarness } from './gateway-harness.ts';
 
 /** The inbox path of a repository. */
@@ -43,7 +43,7 @@ export async function publishNotification(h: GatewayHarness, row: NotificationRo
 }
 
 export function inboxCursorOf(h: GatewayHarness, owner: InboxOwner, seq: number): string {
-  return h.gateway.deps.cursors.encode(inboxCursorScope(owner), seq);
+  return h.gateway.deps.cursors.encode(inboxCursorBinding(owner), seq);
 }
 
 /** What a `notification` event must carry for `row`, against checkpoint `ackSeq`. */

@@ -1,6 +1,6 @@
 import { AcknowledgeInboxRequestSchema, AppError, type AcknowledgeInboxResponse, type CursorCodec } from '@chat/contracts';
 import { inboxKey, type InboxOwner, type Store } from '@chat/store';
-import { inboxCursorScope, presentCheckpoint } from '../presenters/notification.presenter.ts';
+import { inboxCursorBinding, presentCheckpoint } from '../presenters/notification.presenter.ts';
 
 export interface AcknowledgeInboxInput {
   owner: InboxOwner;
@@ -23,7 +23,7 @@ function stale(): AppError {
 export async function acknowledgeInbox(deps: { store: Store; cursors: CursorCodec }, input: AcknowledgeInboxInput): Promise<AcknowledgeInboxResponse> {
   const parsed = AcknowledgeInboxRequestSchema.safeParse(input.body);
   if (!parsed.success) throw new AppError('REQUEST_INVALID', 'The body must be an AcknowledgeInboxRequest.');
-  const scope = inboxCursorScope(input.owner);
+  const scope = inboxCursorBinding(input.owner);
   const throughSeq = deps.cursors.decode(scope, parsed.data.throughCursor);
   const { expectedCursor } = parsed.data;
   const expectedSeq = expectedCursor === undefined ? undefined : expectedCursor === null ? 0 : deps.cursors.decode(scope, expectedCursor);

@@ -1,7 +1,7 @@
 import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
 import { AppError, AppendMessageRequestSchema, isCanonicalUlid, newUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
 import { roomScopeKey, type AppendOutcome, type MessageRow, type RoomScope, type Store } from '@chat/store';
-import { toMessageResponse } from '@chat/wire';
+import { toMessageResponse } from '@chat/wire-format';
 import { rateLimited, type AppendRateWindow, type RateUnit } from './append-rate-window.ts';
 import type { CommittedMessagePublisher } from '../outbox/outbox.ts';
 import { renderMarkdown } from './markdown-renderer.ts';

@@ -1,7 +1,7 @@
 import type { VerifiedPrincipal } from '@chat/authz-client';
 import type { CursorCodec, InboxPageResponse } from '@chat/contracts';
 import { inboxKey, type InboxOwner, type Store } from '@chat/store';
-import { inboxCursorScope, presentInboxPage } from '../presenters/notification.presenter.ts';
+import { inboxCursorBinding, presentInboxPage } from '../presenters/notification.presenter.ts';
 
 /** The caller's inbox in a repository: a user token speaks for a human, a bot token for its bot. */
 export function inboxOwnerOf(principal: VerifiedPrincipal, repositoryId: string): InboxOwner {
@@ -20,7 +20,7 @@ export interface ListInboxInput {
  * A cursor names the last notification already seen and is bound to this very inbox.
  */
 export async function listInbox(deps: { store: Store; cursors: CursorCodec }, input: ListInboxInput): Promise<InboxPageResponse> {
-  const afterSeq = input.cursor === undefined ? 0 : deps.cursors.decode(inboxCursorScope(input.owner), input.cursor);
+  const afterSeq = input.cursor === undefined ? 0 : deps.cursors.decode(inboxCursorBinding(input.owner), input.cursor);
   const key = inboxKey(input.owner);
   const rows = await deps.store.notifications.listAfter(key, afterSeq, input.limit + 1);
   const inbox = await deps.store.inboxes.findByKey(key);

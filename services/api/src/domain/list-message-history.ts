@@ -1,6 +1,6 @@
 import { AppError, type CursorCodec, type MessageHistoryPageResponse } from '@chat/contracts';
 import type { MessageRow, Store } from '@chat/store';
-import { toMessageResponse } from '@chat/wire';
+import { toMessageResponse } from '@chat/wire-format';
 import { loadRoom, type RoomLookup } from './get-room.ts';
 import type { HistoryAnchor } from './history-query.ts';
 

@@ -1,6 +1,6 @@
 import { AppError, type CursorCodec, type MessagePageResponse } from '@chat/contracts';
 import type { Store } from '@chat/store';
-import { toMessageResponse } from '@chat/wire';
+import { toMessageResponse } from '@chat/wire-format';
 import { loadRoom, type RoomLookup } from './get-room.ts';
 
 export interface ListMessagesInput extends RoomLookup {

@@ -1,7 +1,7 @@
 import { InProcessBackbone, type DeliveredEvent } from '@chat/backbone';
 import { createLogger } from '@chat/observability';
 import { createStore, migrate, openDatabase, type Database, type NewMessage, type Store } from '@chat/store';
-import { toMessageResponse } from '@chat/wire';
+import { toMessageResponse } from '@chat/wire-format';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { newMessage } from '../../test/new-message.ts';

@@ -1,7 +1,7 @@
 import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxRepository } from '@chat/store';
-import { committedMessageEvents } from '@chat/wire';
+import { committedMessageEvents } from '@chat/wire-format';
 import type { CommittedEntry, CommittedMessagePublisher } from './outbox.types.ts';
 
 /**

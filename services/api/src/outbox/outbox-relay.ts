@@ -1,7 +1,7 @@
 import type { Backbone, BackboneEvent } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxEntry, OutboxRepository } from '@chat/store';
-import { committedMessageEventsFromPayload, storedMessageEvents } from '@chat/wire';
+import { committedMessageEventsFromPayload, storedMessageEvents } from '@chat/wire-format';
 import type { OutboxSettings } from './outbox.types.ts';
 import { PeriodicTask } from '../maintenance/periodic-task.ts';
 

@@ -37,7 +37,7 @@ export interface OutboxDeps {
 /**
  * The outbox: every message commits with an outbox entry; the publisher sends it to the backbone
  * right after commit and deletes the entry, and the relay publishes whatever is left. Either way a
- * message's events are the same (see `@chat/wire`'s message events), and a repeat is harmless:
+ * message's events are the same (see `@chat/wire-format`'s message events), and a repeat is harmless:
  * consumers drop what they already have by seq.
  */
 export function createOutbox(deps: OutboxDeps): Outbox {

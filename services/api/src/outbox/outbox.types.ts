@@ -1,4 +1,4 @@
-import type { CommittedMessage } from '@chat/wire';
+import type { CommittedMessage } from '@chat/wire-format';
 
 /** A just-committed message: its outbox entry, what the backbone events need, and its MessageResponse JSON. */
 export interface CommittedEntry extends CommittedMessage {

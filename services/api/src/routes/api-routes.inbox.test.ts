@@ -8,9 +8,9 @@ import { inboxKey, migrate, openDatabase, type Database, type InboxOwner } from 
 import { AcknowledgeInboxResponseSchema, InboxPageResponseSchema } from '@chat/contracts';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
-import { assemblePlatform } from '@chat/platform';
+import { assembleProcessResources } from '@chat/process-resources';
 import { createApiRuntime, type ApiRuntime } from '../runtime.ts';
-import { inboxCursorScope } from '../presenters/notification.presenter.ts';
+import { inboxCursorBinding } from '../presenters/notification.presenter.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SERVICE_TOKEN = 'inbox-routes-test-service-token';
@@ -45,14 +45,14 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
     core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, fixture: fixture(ulid()), logger });
     database = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 30 });
     await migrate(database);
-    const platform = await assemblePlatform({
+    const resources = await assembleProcessResources({
       database,
       backbone: new InProcessBackbone(),
       logger,
       core: { url: core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 2000 },
       cursor: { secret: undefined, previousSecrets: [] },
     });
-    api = createApiRuntime({ platform, logger, bodyLimitBytes: 262_144, rateLimit: { limit: 120, windowSeconds: 60, scope: 'sender-room' } });
+    api = createApiRuntime({ resources, logger, bodyLimitBytes: 262_144, rateLimit: { limit: 120, windowSeconds: 60, scope: 'sender-room' } });
     server = createServer(api.listener).listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -149,7 +149,7 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
       for (const limit of ['0', '201', 'abc', '-1', '1.5']) expect((await call('GET', inbox(`?limit=${limit}`), 'u_bob')).body.error.code).to.equal('LIMIT_INVALID');
       expect((await call('GET', inbox(`?cursor=${aliceCursor}`), 'u_bob')).body.error.code).to.equal('CURSOR_INVALID');
       expect((await call('GET', inbox('?cursor=not-a-cursor'), 'u_bob')).body.error.code).to.equal('CURSOR_INVALID');
-      const otherRepoCursor = api.deps.cursors.encode(inboxCursorScope({ ...owner('u_bob'), repositoryId: ulid() }), 1);
+      const otherRepoCursor = api.deps.cursors.encode(inboxCursorBinding({ ...owner('u_bob'), repositoryId: ulid() }), 1);
       expect((await call('GET', inbox(`?cursor=${otherRepoCursor}`), 'u_bob')).status).to.equal(400);
       const roomCursor = api.deps.cursors.encode({ kind: 'room', roomId: ulid() }, 1);
       expect((await call('GET', inbox(`?cursor=${roomCursor}`), 'u_bob')).body.error.code).to.equal('CURSOR_INVALID');
@@ -195,12 +195,12 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
       const bob = await cursors('u_bob');
       expect((await ack('u_bob', { throughCursor: alice[0] })).body.error.code).to.equal('CURSOR_INVALID');
       expect((await ack('u_bob', { throughCursor: bob[0], expectedCursor: alice[0] })).body.error.code).to.equal('CURSOR_INVALID');
-      const beyond = api.deps.cursors.encode(inboxCursorScope(owner('u_bob')), 99);
+      const beyond = api.deps.cursors.encode(inboxCursorBinding(owner('u_bob')), 99);
       const missing = await ack('u_bob', { throughCursor: beyond });
       expect(missing.status).to.equal(404);
       expect(missing.body.error.code).to.equal('RESOURCE_NOT_FOUND');
       // A principal with no inbox at all: its MAC-valid cursor names nothing.
-      const carolless = api.deps.cursors.encode(inboxCursorScope(owner('b_ci', 'bot')), 1);
+      const carolless = api.deps.cursors.encode(inboxCursorBinding(owner('b_ci', 'bot')), 1);
       expect((await ack('b_ci', { throughCursor: carolless })).status).to.equal(404);
       expect((await ack('u_carol', { throughCursor: bob[0] })).status).to.equal(403);
     });

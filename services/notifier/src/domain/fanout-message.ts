@@ -2,7 +2,7 @@ import type { CoreClient, MentionTarget as CoreTarget } from '@chat/authz-client
 import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { MentionFanoutRow, MessageRow, NotificationRow, Store } from '@chat/store';
-import { storedNotificationJson } from '@chat/wire';
+import { storedNotificationJson } from '@chat/wire-format';
 import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
 import { PoisonFanoutError } from './poison-fanout-error.ts';
 

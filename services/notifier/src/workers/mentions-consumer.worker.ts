@@ -1,5 +1,5 @@
 import type { Backbone, Consumer, DeliveredEvent } from '@chat/backbone';
-import { parseMentionEventData } from '@chat/wire';
+import { parseMentionEventData } from '@chat/wire-format';
 import type { Logger } from '@chat/observability';
 import type { FanoutProcessor } from './fanout-processor.ts';
 

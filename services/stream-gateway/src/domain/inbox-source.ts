@@ -1,10 +1,10 @@
 import type { CursorCodec } from '@chat/contracts';
 import { inboxKey, type InboxOwner, type Store } from '@chat/store';
-import { inboxCursorScope, parseStoredNotification, toNotificationResponse, withInboxPosition } from '@chat/wire';
+import { inboxCursorBinding, parseStoredNotification, toNotificationResponse, withInboxPosition } from '@chat/wire-format';
 import type { StreamSource } from './stream-source.ts';
 
 /** The cursor scope of an inbox: the same binding the API's list and acknowledge use. */
-export { inboxCursorScope };
+export { inboxCursorBinding };
 
 /**
  * One principal's inbox in one repository as a stream source: the notifications of inbox key
@@ -22,7 +22,7 @@ export { inboxCursorScope };
  */
 export function createInboxSource(deps: { store: Store; cursors: CursorCodec }, owner: InboxOwner): StreamSource {
   const key = inboxKey(owner);
-  const scope = inboxCursorScope(owner);
+  const scope = inboxCursorBinding(owner);
   const cursorFor = (seq: number) => deps.cursors.encode(scope, seq);
   // The checkpoint only moves forward, so the highest value seen is the freshest.
   let ackSeq = 0;

@@ -1,8 +1,8 @@
 import type { VerifiedPrincipal } from '@chat/authz-client';
-import type { StreamLease, StreamLeaseRegistry } from '@chat/coordination';
+import type { StreamLease, StreamLeaseRegistry } from '@chat/stream-caps';
 import type { CursorCodec } from '@chat/contracts';
 import type { InboxOwner, Store } from '@chat/store';
-import { createInboxSource, inboxCursorScope } from './inbox-source.ts';
+import { createInboxSource, inboxCursorBinding } from './inbox-source.ts';
 import { principalKey } from './scope-grant.ts';
 import type { StreamSource } from './stream-source.ts';
 
@@ -31,7 +31,7 @@ export function resolveInboxStreamTarget(
   input: { principal: VerifiedPrincipal; repositoryId: string; cursor: string | undefined },
 ): InboxStreamTarget {
   const owner = inboxOwnerOf(input.principal, input.repositoryId);
-  const afterSeq = input.cursor === undefined ? 0 : deps.cursors.decode(inboxCursorScope(owner), input.cursor);
+  const afterSeq = input.cursor === undefined ? 0 : deps.cursors.decode(inboxCursorBinding(owner), input.cursor);
   return { source: createInboxSource(deps, owner), afterSeq };
 }
 

@@ -1,6 +1,6 @@
 import type { CursorCodec } from '@chat/contracts';
 import type { Store } from '@chat/store';
-import { messageJson } from '@chat/wire';
+import { messageJson } from '@chat/wire-format';
 import type { SourceItem, StreamSource } from './stream-source.ts';
 
 /**

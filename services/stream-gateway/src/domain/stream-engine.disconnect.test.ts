@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { StreamLease, StreamLeaseRegistry } from '@chat/coordination';
+import type { StreamLease, StreamLeaseRegistry } from '@chat/stream-caps';
 import { once } from 'node:events';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';

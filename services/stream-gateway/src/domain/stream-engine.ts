@@ -3,7 +3,7 @@ import type { Logger } from '@chat/observability';
 import type { GatewayMetrics } from '../metrics.ts';
 import { SseOutput, type OutputLimits } from './sse-output.ts';
 import type { StreamHub } from './stream-hub.ts';
-import type { StreamLease } from '@chat/coordination';
+import type { StreamLease } from '@chat/stream-caps';
 import { StreamSession, type SessionGrant, type SessionHooks, type SessionSettings } from './stream-session.ts';
 import type { StreamSource } from './stream-source.ts';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { StreamLease } from '@chat/coordination';
+import type { StreamLease } from '@chat/stream-caps';
 import { roomScopeKey, type RoomScope } from '@chat/store';
 import { GatewayHarness, roomEventsPath, TARGETS, TEST_REDIS_URL, type TestRepository } from '../../test/gateway-harness.ts';
 import { eventually, resourceCounts, retainedHeapBytes } from '../../test/leak-probe.ts';

@@ -3,7 +3,7 @@ import { jittered } from './jitter.ts';
 import { durableFrame, handoffFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
 import { firstHeartbeatDelay, sharedHeartbeatFrame } from './heartbeat.ts';
 import type { SseOutput } from './sse-output.ts';
-import type { StreamLease } from '@chat/coordination';
+import type { StreamLease } from '@chat/stream-caps';
 import type { EncodedFrame } from './encoded-frame.ts';
 import type { LiveEvent } from './live-event.ts';
 import type { SourceItem, StreamSource } from './stream-source.ts';

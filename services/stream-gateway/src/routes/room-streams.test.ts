@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { MessageRow } from '@chat/store';
-import { toMessageResponse } from '@chat/wire';
+import { toMessageResponse } from '@chat/wire-format';
 import { ulid } from 'ulid';
 import { GatewayHarness, roomEventsPath, TARGETS } from '../../test/gateway-harness.ts';
 import { openSse, type SseClient } from '../../test/sse-client.ts';

@@ -1,4 +1,4 @@
-import type { StreamLease } from '@chat/coordination';
+import type { StreamLease } from '@chat/stream-caps';
 import type { ScopeAccess } from '@chat/authz-client';
 import type { AuthorizedRequest } from '@chat/http-kit';
 import { roomScopeKey } from '@chat/store';

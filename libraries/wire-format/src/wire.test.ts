@@ -2,7 +2,7 @@ import type { MessageRow, NotificationRow } from '@chat/store';
 import { expect } from 'chai';
 import { messageJson, toMessageResponse } from './message.wire.ts';
 import { storedMessageEvents } from './message-events.ts';
-import { inboxCursorScope, parseStoredNotification, storedNotificationJson, toNotificationResponse, withInboxPosition } from './notification.wire.ts';
+import { inboxCursorBinding, parseStoredNotification, storedNotificationJson, toNotificationResponse, withInboxPosition } from './notification.wire.ts';
 
 const row: MessageRow = {
   roomId: 'R1',
@@ -78,7 +78,7 @@ describe('the wire format', () => {
   });
 
   it('binds inbox cursors to one principal in one repository', () => {
-    expect(inboxCursorScope({ repositoryId: 'P1', principalKind: 'bot', principalId: 'b_ci' })).to.deep.equal({
+    expect(inboxCursorBinding({ repositoryId: 'P1', principalKind: 'bot', principalId: 'b_ci' })).to.deep.equal({
       kind: 'inbox',
       repositoryId: 'P1',
       principalKind: 'bot',

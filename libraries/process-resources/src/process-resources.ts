@@ -1,7 +1,7 @@
 import { createCoreClient, createTokenVerifier, type CoreClient, type CoreOperation, type TokenVerifier } from '@chat/authz-client';
 import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/backbone';
 import type { CursorCodec } from '@chat/contracts';
-import { createStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/coordination';
+import { createStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/stream-caps';
 import type { Logger, ReadinessCheck } from '@chat/observability';
 import type { CoreConfig, CursorConfig, DatabaseConfig, RedisConfig } from '@chat/service-config';
 import { redisTargetOf } from './redis-target.ts';
@@ -15,7 +15,7 @@ interface StreamCapSettings {
 }
 
 /** What a process's shared resources are opened from. */
-interface PlatformConfig {
+interface ProcessResourcesConfig {
   database: DatabaseConfig;
   redis: RedisConfig;
   core: CoreConfig;
@@ -38,7 +38,7 @@ type CoreCallObserver = (operation: CoreOperation, seconds: number, outcome: 'ok
  * cursor codec, and (opened on first use) the stream leases. Every
  * service runtime of the process takes this object instead of opening its own.
  */
-export interface Platform {
+export interface ProcessResources {
   database: Database;
   store: Store;
   backbone: Backbone;
@@ -51,12 +51,12 @@ export interface Platform {
   observeCoreCalls(observer: CoreCallObserver): () => void;
   /** `/readyz` checks of the shared dependencies: postgres, redis (or the in-process backbone), core. */
   readinessChecks(): ReadinessCheck[];
-  /** Closes what the platform opened, the database last. */
+  /** Closes what was opened here, the database last. */
   close(): Promise<void>;
 }
 
-/** Parts opened elsewhere (tests open their own database and backbone); the platform builds the rest. */
-interface PlatformParts {
+/** Parts opened elsewhere (tests open their own database and backbone); the rest is built here. */
+interface ProcessResourcesParts {
   database: Database;
   backbone: Backbone;
   core: CoreConfig;
@@ -72,7 +72,7 @@ interface PlatformParts {
 }
 
 /** Opens (and migrates) the database, the backbone, and everything built on them, once for the process. */
-export async function openPlatform(config: PlatformConfig, logger: Logger): Promise<Platform> {
+export async function openProcessResources(config: ProcessResourcesConfig, logger: Logger): Promise<ProcessResources> {
   const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize, pooler: config.database.pooler }), {
     onPgliteTemplateUnusable: (err) => logger.warn({ err }, 'no usable PGlite template: initdb initializes the data directory'),
     ...(config.dataDirLock ? { dataDirLock: config.dataDirLock } : {}),
@@ -87,11 +87,11 @@ export async function openPlatform(config: PlatformConfig, logger: Logger): Prom
   const backbone: Backbone = redisTarget
     ? new RedisStreamsBackbone({ redis: redisTarget, keyPrefix: config.redis.keyPrefix, onBackgroundError: (err) => logger.warn({ err }, 'backbone background error') })
     : new InProcessBackbone();
-  return assemblePlatform({ ...config, database, backbone, logger, ownsStorage: true });
+  return assembleProcessResources({ ...config, database, backbone, logger, ownsStorage: true });
 }
 
-/** Builds a platform over an opened, migrated database and a backbone. */
-export async function assemblePlatform(parts: PlatformParts): Promise<Platform> {
+/** Builds the process resources over an opened, migrated database and a backbone. */
+export async function assembleProcessResources(parts: ProcessResourcesParts): Promise<ProcessResources> {
   const { database, backbone, logger } = parts;
   const store = createStore(database);
   const observers = new Set<CoreCallObserver>();

@@ -1,8 +1,8 @@
-import type { CursorScope, Notification, NotificationResponse } from '@chat/contracts';
+import type { CursorBinding, Notification, NotificationResponse } from '@chat/contracts';
 import type { InboxOwner, NotificationRow } from '@chat/store';
 
 /** The cursor scope of an inbox: cursors of one principal's inbox in one repository work nowhere else. */
-export function inboxCursorScope(owner: InboxOwner): Extract<CursorScope, { kind: 'inbox' }> {
+export function inboxCursorBinding(owner: InboxOwner): Extract<CursorBinding, { kind: 'inbox' }> {
   return { kind: 'inbox', repositoryId: owner.repositoryId, principalKind: owner.principalKind, principalId: owner.principalId };
 }
 

@@ -1,6 +1,6 @@
 export { toMessageResponse, messageJson } from './message.wire.ts';
 export {
-  inboxCursorScope,
+  inboxCursorBinding,
   parseStoredNotification,
   storedNotificationJson,
   toNotificationResponse,

@@ -1,1 +1,0 @@
-export { assemblePlatform, openPlatform, type Platform } from './platform.ts';

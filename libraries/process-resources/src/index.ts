@@ -1,0 +1,1 @@
+export { assembleProcessResources, openProcessResources, type ProcessResources } from './process-resources.ts';
