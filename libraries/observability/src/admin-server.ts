@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '@chat/http-server';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from './http-server-limits.ts';
 
 /** One dependency `/readyz` checks; `check` throws when the dependency cannot serve. */
 export interface ReadinessCheck {

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '@chat/observability';
+import { createLimitedServer, DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from '@chat/http-server';
 import type { Logger } from 'pino';
 import { createDevCoreListener } from './app.ts';
 import { DEFAULT_SERVICE_TOKEN } from './config.ts';

@@ -4,7 +4,8 @@
  * see `routes/ingress-error.routes.ts`. SIGTERM/SIGINT stop it after in-flight answers.
  */
 import { once } from 'node:events';
-import { createLimitedServer, createLogger, startAdminServer, stopOnSignals, type AdminServer } from '@chat/observability';
+import { createLimitedServer, stopOnSignals } from '@chat/http-server';
+import { createLogger, startAdminServer, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadIngressErrorsConfig } from './config.ts';

@@ -2,7 +2,8 @@
  * The standalone stream gateway: `pnpm --filter @chat/stream-gateway start`. SIGTERM/SIGINT hand
  * every stream off over GATEWAY_DRAIN_MS, then the process exits.
  */
-import { createLimitedServer, createLogger, startAdminServer } from '@chat/observability';
+import { createLimitedServer } from '@chat/http-server';
+import { createLogger, startAdminServer } from '@chat/observability';
 import { openProcessResources } from '@chat/process-resources';
 import { loadConfigOrExit } from '@chat/service-config';
 import { once } from 'node:events';

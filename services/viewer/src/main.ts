@@ -6,7 +6,8 @@
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHttpDurationHistogram, createLimitedServer, createLogger, startAdminServer, stopOnSignals, type AdminServer } from '@chat/observability';
+import { createLimitedServer, stopOnSignals } from '@chat/http-server';
+import { createHttpDurationHistogram, createLogger, startAdminServer, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { VIEWER_DIST_DIR } from './server/index.ts';
