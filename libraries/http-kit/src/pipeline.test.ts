@@ -124,6 +124,12 @@ describe('the route pipeline', () => {
     expect(Number(head.headers.get('content-length'))).to.be.above(0);
   });
 
+  it('marks every answer no-store: JSON, 404 and 405 alike', async () => {
+    for (const [path, method] of [['/v1/things/1', 'GET'], ['/v1/things/1', 'POST'], ['/v1/nothing', 'GET'], ['/v1/things/1', 'DELETE']] as const) {
+      expect((await call(path, { method })).headers.get('cache-control'), `${method} ${path}`).to.equal('no-store');
+    }
+  });
+
   it('lets a handler write its own answer and headers', async () => {
     const answer = await call('/raw');
     expect(answer.text).to.equal('raw answer');

@@ -37,6 +37,10 @@ export interface RoutePipeline {
  * decision, then the JSON body, then the handler, whose answer is written as JSON; every error is
  * written by {@link writeError} in the spec's envelope. A stream route's handler keeps the response;
  * the pipeline then lets go of the request's headers.
+ *
+ * `no-store` is set here, once, for every answer (JSON, error envelope or a handler's own): each is
+ * one principal's, authorized live, so no cache on the way may keep it or hand it to anyone else. A
+ * handler that writes its own answer may set other caching for it (a key set, a hashed asset).
  */
 export function createRoutePipeline(tables: readonly RouteTable[], options: RoutePipelineOptions = {}): RoutePipeline {
   const matcher = new RouteMatcher(tables);

@@ -3,14 +3,13 @@ import { AppError, errorEnvelope } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 
 /**
- * Writes `body` as JSON, marked `Cache-Control: no-store`: every answer is one principal's,
- * authorized live, so no cache on the way may keep it or hand it to anyone else.
+ * Writes `body` as JSON with its length. Caching is the caller's to say: the route pipeline marks
+ * each of its answers `Cache-Control: no-store` before the handler runs.
  */
 export function writeJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
