@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, request } from 'node:http';
+import { createServer, request, type ClientRequest, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
@@ -26,16 +26,20 @@ describe('readJsonBody', () => {
   });
   after(() => close());
 
-  const send = (body: Buffer, headers: Record<string, string | number> = {}) =>
+  /** POSTs with `headers`, `write` sending the body, and answers what the server read. */
+  const post = (headers: OutgoingHttpHeaders, write: (req: ClientRequest) => void) =>
     new Promise<Outcome>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers } }, (res) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', method: 'POST', headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as Outcome));
       });
       req.on('error', reject);
-      req.end(body);
+      write(req);
     });
+  /** `body` as JSON with its length, unless `headers` say otherwise. */
+  const send = (body: Buffer, headers: OutgoingHttpHeaders = {}) =>
+    post({ 'content-type': 'application/json', 'content-length': body.length, ...headers }, (req) => req.end(body));
 
   // What body-parser's strict JSON parser answers for each, which the API answered through express.
   const bodies: Array<[string, Buffer, Outcome | RegExp]> = [
@@ -72,15 +76,7 @@ describe('readJsonBody', () => {
     for (const type of ['text/plain', 'application/vnd.api+json', 'application/json; charset=latin1', 'not a type']) {
       expect((await send(Buffer.from('{"a":1}'), { 'content-type': type })) as { error: string }, type).to.have.property('error').that.matches(/^REQUEST_INVALID/);
     }
-    const untyped = await new Promise<Outcome>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/', method: 'POST', headers: { 'content-length': 2 } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as Outcome));
-      });
-      req.on('error', reject);
-      req.end('{}');
-    });
+    const untyped = await post({ 'content-length': 2 }, (req) => req.end('{}'));
     expect(untyped).to.have.property('error').that.matches(/^REQUEST_INVALID: .*application\/json/);
   });
 
@@ -94,13 +90,7 @@ describe('readJsonBody', () => {
   });
 
   it('reads a chunked body without a declared length', async () => {
-    const outcome = await new Promise<Outcome>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString()) as Outcome));
-      });
-      req.on('error', reject);
+    const outcome = await post({ 'content-type': 'application/json' }, (req) => {
       req.write('{"a":');
       req.end('2}');
     });
