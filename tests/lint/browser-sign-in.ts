@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { filesUnder, packageFolders } from './workspace-sources.ts';
 
 /**
  * Ways a browser test could sign in that no person can take: opening core's session by a request
@@ -30,23 +31,6 @@ export function signInShortcuts(file: string, source: string): string[] {
   return found;
 }
 
-async function typeScriptFiles(dir: string, skip: (path: string) => boolean): Promise<string[]> {
-  const files: string[] = [];
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return files;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.name === 'node_modules' || entry.name === 'dist' || skip(path)) continue;
-    if (entry.isDirectory()) files.push(...(await typeScriptFiles(path, skip)));
-    else if (/\.tsx?$/.test(entry.name)) files.push(path);
-  }
-  return files;
-}
-
 /**
  * Every sign-in shortcut in the repository's test and script sources: `tests/` (but this lint), and
  * each package's and service's `test/` and `scripts/`.
@@ -54,12 +38,10 @@ async function typeScriptFiles(dir: string, skip: (path: string) => boolean): Pr
 export async function findSignInShortcuts(repoRoot: string): Promise<string[]> {
   const lint = join(repoRoot, 'tests', 'lint');
   const roots = [join(repoRoot, 'tests')];
-  for (const group of ['clients', 'libraries', 'services']) {
-    for (const name of await readdir(join(repoRoot, group))) roots.push(join(repoRoot, group, name, 'test'), join(repoRoot, group, name, 'scripts'));
-  }
+  for (const folder of await packageFolders(repoRoot)) roots.push(join(folder, 'test'), join(folder, 'scripts'));
   const found: string[] = [];
   for (const root of roots) {
-    for (const file of await typeScriptFiles(root, (path) => path === lint)) {
+    for (const file of await filesUnder(root, (name) => /\.tsx?$/.test(name), (path) => path === lint)) {
       found.push(...signInShortcuts(relative(repoRoot, file), await readFile(file, 'utf8')));
     }
   }

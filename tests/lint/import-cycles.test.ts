@@ -1,16 +1,10 @@
 import { expect } from 'chai';
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { testConfig } from '../harness/test-config.ts';
 import { findImportCycles } from './import-cycles.ts';
+import { packageFolders } from './workspace-sources.ts';
 
-async function sourceRoots(): Promise<string[]> {
-  const roots: string[] = [];
-  for (const group of ['clients', 'libraries', 'services']) {
-    for (const name of await readdir(join(testConfig.repoRoot, group))) roots.push(join(testConfig.repoRoot, group, name, 'src'));
-  }
-  return roots;
-}
+const sourceRoots = async () => (await packageFolders(testConfig.repoRoot)).map((folder) => join(folder, 'src'));
 
 describe('lint: no import cycles in clients/*/src, libraries/*/src and services/*/src', () => {
   it('finds a cycle when there is one (the finder can fail)', async () => {

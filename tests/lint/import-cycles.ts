@@ -1,22 +1,12 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import { filesUnder } from './workspace-sources.ts';
 
 /** Relative imports and re-exports of a module (`import type` included: a cycle of types is still a tangle). */
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/g;
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const files: string[] = [];
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') files.push(...(await sourceFiles(path)));
-    } else if (/\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-      files.push(path);
-    }
-  }
-  return files;
-}
+/** The TypeScript modules, declaration files left out. */
+const isModule = (name: string) => /\.(ts|mts)$/.test(name) && !name.endsWith('.d.ts');
 
 /**
  * The import cycles among the TypeScript files under `roots`, each as the list of files around it
@@ -26,7 +16,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
 export async function findImportCycles(roots: string[], base: string): Promise<string[][]> {
   const graph = new Map<string, string[]>();
   for (const root of roots) {
-    for (const file of await sourceFiles(root)) {
+    for (const file of await filesUnder(root, isModule)) {
       const text = await readFile(file, 'utf8');
       const targets: string[] = [];
       for (const match of text.matchAll(IMPORT)) targets.push(resolve(dirname(file), (match[1] ?? match[2])!));

@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { filesUnder, PACKAGE_GROUPS, packageFolders, repoPath } from './workspace-sources.ts';
 
 /** One place a source declares how a request path is served. */
 export interface RouteDeclaration {
@@ -90,41 +91,19 @@ export function expressImports(file: string, source: string): string[] {
   return found;
 }
 
-async function sourcesUnder(dir: string): Promise<string[]> {
-  const files: string[] = [];
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return files;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...(await sourcesUnder(path)));
-    else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) files.push(path);
-  }
-  return files;
-}
+/** Production sources: TypeScript, tests left out. */
+const isProductionSource = (name: string) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name);
 
-/** The workspace packages' folders (every folder with a package.json, outside node_modules, tests and examples). */
-async function packageFolders(root: string, dir = root): Promise<string[]> {
-  const folders: string[] = [];
-  const entries = await readdir(dir, { withFileTypes: true });
-  if (dir !== root && entries.some((e) => e.isFile() && e.name === 'package.json')) folders.push(dir);
-  for (const entry of entries) {
-    if (!entry.isDirectory() || ['node_modules', 'dist', '.git', 'tests', 'examples', 'src', 'test'].includes(entry.name) || entry.name.startsWith('.')) continue;
-    folders.push(...(await packageFolders(root, join(dir, entry.name))));
-  }
-  return folders;
-}
-
-/** Every production source (`src/`, tests left out) of every workspace package, with its package. */
+/**
+ * Every production source (`src/`, tests left out) of every workspace package (clients, libraries,
+ * services and infra's tools), with its package.
+ */
 export async function productionSources(repoRoot: string): Promise<Array<{ owner: string; file: string; source: string }>> {
   const sources = [];
-  for (const folder of await packageFolders(repoRoot)) {
-    const owner = relative(repoRoot, folder).split(sep).join('/');
-    for (const path of await sourcesUnder(join(folder, 'src'))) {
-      sources.push({ owner, file: relative(repoRoot, path).split(sep).join('/'), source: await readFile(path, 'utf8') });
+  for (const folder of await packageFolders(repoRoot, [...PACKAGE_GROUPS, 'infra'])) {
+    const owner = repoPath(repoRoot, folder);
+    for (const path of await filesUnder(join(folder, 'src'), isProductionSource)) {
+      sources.push({ owner, file: repoPath(repoRoot, path), source: await readFile(path, 'utf8') });
     }
   }
   return sources;

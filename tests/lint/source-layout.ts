@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { packageFolders, repoPath, walkTree } from './workspace-sources.ts';
 
 /**
  * What ships: the image carries every workspace package's `src/` (see the Dockerfile and
@@ -18,9 +19,6 @@ export const ALLOWED_SRC_FOLDERS: ReadonlyMap<string, string> = new Map([
   ['services/dev-core/src/fixtures', "dev-core's bundled runtime fixture (data only)"],
 ]);
 
-/** Workspace folders whose packages have a `src/` that ships. */
-const PACKAGE_ROOTS = ['clients', 'libraries', 'services'];
-
 const CODE_FILE = /\.(?:[cm]?ts|[cm]?js|tsx|jsx)$/;
 const TEST_FILE = /\.test\.(?:[cm]?ts|[cm]?js|tsx|jsx)$/;
 const FIXTURE_FILE = /\.fixture\.(?:[cm]?ts|[cm]?js|json)$/;
@@ -35,44 +33,20 @@ export interface LayoutIssue {
   problem: string;
 }
 
-const posix = (path: string) => path.split(sep).join('/');
-
-async function listDir(dir: string) {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-}
-
-/** Every `<root>/<package>/src` folder of the workspace. */
-async function sourceRoots(repoRoot: string): Promise<string[]> {
-  const roots: string[] = [];
-  for (const top of PACKAGE_ROOTS) {
-    for (const entry of await listDir(join(repoRoot, top))) {
-      if (!entry.isDirectory()) continue;
-      const src = join(repoRoot, top, entry.name, 'src');
-      if ((await listDir(src)).length > 0) roots.push(src);
-    }
-  }
-  return roots;
-}
-
 /** True when `target` (absolute) is test code: inside a test folder, or a test or fixture file. */
 function isTestPath(repoRoot: string, target: string): boolean {
-  const segments = posix(relative(repoRoot, target)).split('/');
+  const segments = repoPath(repoRoot, target).split('/');
   const name = segments.at(-1) ?? '';
   if (TEST_FILE.test(name) || FIXTURE_FILE.test(name)) return true;
   const folders = segments.slice(0, -1);
   if (folders[0] === 'tests') return true;
-  const allowed = [...ALLOWED_SRC_FOLDERS.keys()].some((f) => posix(relative(repoRoot, target)).startsWith(`${f}/`));
+  const allowed = [...ALLOWED_SRC_FOLDERS.keys()].some((f) => repoPath(repoRoot, target).startsWith(`${f}/`));
   return !allowed && folders.some((f) => (TEST_FOLDER_NAMES as readonly string[]).includes(f) || f === 'bench');
 }
 
 async function checkFile(repoRoot: string, file: string, issues: LayoutIssue[]): Promise<void> {
-  const rel = posix(relative(repoRoot, file));
-  const name = rel.split('/').at(-1) ?? '';
+  const rel = repoPath(repoRoot, file);
+  const name = basename(file);
   if (FIXTURE_FILE.test(name)) {
     issues.push({ file: rel, problem: 'a fixture file under src/; move it to the package\'s test/ folder' });
     return;
@@ -87,19 +61,12 @@ async function checkFile(repoRoot: string, file: string, issues: LayoutIssue[]):
   }
 }
 
-async function walk(repoRoot: string, dir: string, issues: LayoutIssue[]): Promise<void> {
-  for (const entry of await listDir(dir)) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name === 'node_modules') continue;
-      const rel = posix(relative(repoRoot, path));
-      if ((TEST_FOLDER_NAMES as readonly string[]).includes(entry.name) && !ALLOWED_SRC_FOLDERS.has(rel)) {
-        issues.push({ file: rel, problem: `a ${entry.name}/ folder under src/; move it to the package's test/ folder` });
-      }
-      await walk(repoRoot, path, issues);
-    } else if (entry.isFile()) {
-      await checkFile(repoRoot, path, issues);
-    }
+/** Notes `folder` when it is a test folder under `src/` (beyond {@link ALLOWED_SRC_FOLDERS}). */
+function checkFolder(repoRoot: string, folder: string, issues: LayoutIssue[]): void {
+  const rel = repoPath(repoRoot, folder);
+  const name = basename(folder);
+  if ((TEST_FOLDER_NAMES as readonly string[]).includes(name) && !ALLOWED_SRC_FOLDERS.has(rel)) {
+    issues.push({ file: rel, problem: `a ${name}/ folder under src/; move it to the package's test/ folder` });
   }
 }
 
@@ -111,7 +78,12 @@ async function walk(repoRoot: string, dir: string, issues: LayoutIssue[]): Promi
  */
 export async function checkSourceLayout(repoRoot: string): Promise<LayoutIssue[]> {
   const issues: LayoutIssue[] = [];
-  for (const src of await sourceRoots(repoRoot)) await walk(repoRoot, src, issues);
+  for (const pkg of await packageFolders(repoRoot)) {
+    for await (const { path, folder } of walkTree(join(pkg, 'src'))) {
+      if (folder) checkFolder(repoRoot, path, issues);
+      else await checkFile(repoRoot, path, issues);
+    }
+  }
   return issues.sort((a, b) => a.file.localeCompare(b.file));
 }
 
