@@ -18,6 +18,11 @@ export type ErrorStatus = keyof typeof ERROR_RESPONSES;
 
 const ulidSchema = { type: 'string', pattern: CANONICAL_ULID_PATTERN.source };
 
+/** An optional string parameter (a cursor, a header credential): its members in the document's order. */
+function optionalString(location: 'query' | 'header', name: string, description: string): JsonObject {
+  return { name, in: location, required: false, description, schema: { type: 'string' } };
+}
+
 function errorResponse(status: ErrorStatus): JsonObject {
   const headers: JsonObject = { 'X-Request-Id': requestIdResponseHeader };
   if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
@@ -51,41 +56,25 @@ export function buildComponents(): JsonObject {
         description: 'Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted.',
         schema: { type: 'integer', minimum: 0 },
       },
-      Cursor: {
-        name: 'cursor', in: 'query', required: false,
-        description: 'Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID.',
-        schema: { type: 'string' },
-      },
-      Before: {
-        name: 'before', in: 'query', required: false,
-        description: 'A message cursor of this room: read the `limit` messages just before that message. At most one of `before`, `after`, `at` (CURSOR_CONFLICT); invalid, forged or cross-room values give CURSOR_INVALID.',
-        schema: { type: 'string' },
-      },
-      After: {
-        name: 'after', in: 'query', required: false,
-        description: 'A message cursor of this room: read the `limit` messages just after that message, as `cursor` on the list does.',
-        schema: { type: 'string' },
-      },
-      At: {
-        name: 'at', in: 'query', required: false,
-        description: 'A message cursor of this room: read that message and the `limit` - 1 messages after it.',
-        schema: { type: 'string' },
-      },
-      LastEventId: {
-        name: 'Last-Event-ID', in: 'header', required: false,
-        description: 'Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT).',
-        schema: { type: 'string' },
-      },
+      Cursor: optionalString('query', 'cursor', 'Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID.'),
+      Before: optionalString(
+        'query',
+        'before',
+        'A message cursor of this room: read the `limit` messages just before that message. At most one of `before`, `after`, `at` (CURSOR_CONFLICT); invalid, forged or cross-room values give CURSOR_INVALID.',
+      ),
+      After: optionalString('query', 'after', 'A message cursor of this room: read the `limit` messages just after that message, as `cursor` on the list does.'),
+      At: optionalString('query', 'at', 'A message cursor of this room: read that message and the `limit` - 1 messages after it.'),
+      LastEventId: optionalString('header', 'Last-Event-ID', 'Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT).'),
       IdempotencyKey: {
         name: 'Idempotency-Key', in: 'header', required: true,
         description: 'Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID.',
         schema: ulidSchema,
       },
-      CoreAuthorization: {
-        name: 'X-Service-Core-Authorization', in: 'header', required: false,
-        description: 'Bearer-form core OAuth resource credential; required only for human-authored structured mentions.',
-        schema: { type: 'string' },
-      },
+      CoreAuthorization: optionalString(
+        'header',
+        'X-Service-Core-Authorization',
+        'Bearer-form core OAuth resource credential; required only for human-authored structured mentions.',
+      ),
       RequestId: {
         name: 'X-Request-Id', in: 'header', required: false,
         description: 'Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent.',
