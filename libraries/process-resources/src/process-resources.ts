@@ -3,8 +3,8 @@ import { InProcessBackbone, RedisStreamsBackbone, type Backbone } from '@chat/ba
 import type { CursorCodec } from '@chat/contracts';
 import { createStreamLeaseRegistry, type StreamLeaseRegistry } from '@chat/stream-caps';
 import type { Logger, ReadinessCheck } from '@chat/observability';
+import { redisTargetOf } from '@chat/redis-client';
 import type { CoreConfig, CursorConfig, DatabaseConfig, RedisConfig } from '@chat/service-config';
-import { redisTargetOf } from './redis-target.ts';
 import { createStore, databaseTargetFor, loadCursorCodec, migrate, openDatabase, type DataDirLock, type Database, type Store } from '@chat/store';
 
 /** Stream caps, when the process serves streams. */

@@ -1,3 +1,6 @@
-export { isClusterTarget, type RedisClient, type RedisClusterTarget, type RedisTarget } from './redis-target.ts';
-export { openRedisClient, type RedisClientTuning } from './open-redis-client.ts';
-export { withDeadline } from './with-deadline.ts';
+export { isClusterTarget, redisTargetOf, type RedisClient, type RedisClusterTarget, type RedisSettings, type RedisTarget } from './redis-target.ts';
+export type { RedisConnectionProfile } from './connection-profiles.ts';
+export { openRedisClient, type RedisConnectionRequest } from './open-redis-client.ts';
+export { connectionName } from './connection-name.ts';
+export { settleWithin, withDeadline, withDeadlineOrReconnect } from './with-deadline.ts';
+export { waitReady } from './wait-ready.ts';

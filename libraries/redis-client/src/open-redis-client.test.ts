@@ -1,39 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { openRedisClient, type RedisClientTuning } from './open-redis-client.ts';
-import { withDeadline } from './with-deadline.ts';
+import { Cluster, Redis } from 'ioredis';
+import { openRedisClient, type RedisConnectionRequest } from './open-redis-client.ts';
+import { settleWithin, withDeadline, withDeadlineOrReconnect } from './with-deadline.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
-const tuning: RedisClientTuning = {
-  connectionName: `redis-client-test-${process.pid}`,
-  connectTimeoutMs: 1000,
-  commandTimeoutMs: 1000,
-  maxRetriesPerRequest: 1,
-  offlineQueue: true,
-  slotsRefreshIntervalMs: 10_000,
-};
+const request = (profile: RedisConnectionRequest['profile'], timeoutMs = 1000): RedisConnectionRequest => ({
+  profile,
+  name: `redis-client-test-${profile}-${process.pid}`,
+  timeoutMs,
+});
 
 describe('openRedisClient', () => {
-  it('names the connection as the tuning says, for a URL', async () => {
-    const redis = openRedisClient(REDIS_URL, tuning) as Redis;
+  it("names the connection, and tunes the backbone's to fail fast with no command timeout of its own", async () => {
+    const redis = openRedisClient(REDIS_URL, request('backbone')) as Redis;
     try {
-      expect(await redis.client('GETNAME')).to.equal(tuning.connectionName);
-      expect(redis.options).to.include({ commandTimeout: 1000, connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: true, enableAutoPipelining: false });
+      expect(await redis.client('GETNAME')).to.equal(`redis-client-test-backbone-${process.pid}`);
+      expect(redis.options).to.include({ connectTimeout: 1000, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false, enableOfflineQueue: true, enableAutoPipelining: false });
+      expect(redis.options.commandTimeout).to.equal(undefined);
     } finally {
       redis.disconnect();
     }
   });
 
-  it("ignores the target's keyPrefix (keys carry their own) and lets the tuning override its timeouts", async () => {
+  it("ignores the target's keyPrefix (keys carry their own) and lets the profile override its timeouts", async () => {
     const url = new URL(REDIS_URL);
-    const redis = openRedisClient({ host: url.hostname, port: Number(url.port || 6379), keyPrefix: 'ignored:', commandTimeout: 50 }, { ...tuning, autoPipelining: true }) as Redis;
+    const redis = openRedisClient({ host: url.hostname, port: Number(url.port || 6379), keyPrefix: 'ignored:', commandTimeout: 50 }, request('stream-leases', 200)) as Redis;
     const plain = new Redis(REDIS_URL);
     const key = `redis-client-test:${randomUUID()}`;
     try {
       await redis.set(key, 'v', 'EX', 10);
       expect(await plain.get(key)).to.equal('v');
-      expect(redis.options).to.include({ commandTimeout: 1000, enableAutoPipelining: true });
+      expect(redis.options).to.include({ commandTimeout: 200, connectTimeout: 500, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: true, enableOfflineQueue: true, enableAutoPipelining: true });
     } finally {
       await plain.del(key);
       plain.disconnect();
@@ -41,8 +39,8 @@ describe('openRedisClient', () => {
     }
   });
 
-  it('without an offline queue, a command fails at once while Redis is unreachable', async () => {
-    const redis = openRedisClient('redis://127.0.0.1:1', { ...tuning, offlineQueue: false, commandTimeoutMs: undefined, maxRetriesPerRequest: 0 });
+  it('a blocking reader fails a command at once while Redis is unreachable', async () => {
+    const redis = openRedisClient('redis://127.0.0.1:1', request('backbone-blocking'));
     try {
       const started = Date.now();
       const failure = await redis.ping().then(() => null, (err: Error) => err);
@@ -51,6 +49,41 @@ describe('openRedisClient', () => {
     } finally {
       redis.disconnect();
     }
+  });
+
+  it("opens a Cluster client for a Cluster target, its nodes tuned by the profile and without the target's keyPrefix", () => {
+    const cluster = openRedisClient({ clusterNodes: [{ host: '127.0.0.1', port: 1 }], nodeOptions: { keyPrefix: 'ignored:', password: 'pw' } }, request('backbone-blocking', 700));
+    try {
+      expect(cluster).to.be.instanceOf(Cluster);
+      const options = (cluster as Cluster).options;
+      expect(options).to.include({ slotsRefreshTimeout: 700, slotsRefreshInterval: 60_000, enableOfflineQueue: false });
+      expect(options.redisOptions).to.include({ keyPrefix: undefined, password: 'pw', connectTimeout: 700, maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false });
+    } finally {
+      cluster.disconnect();
+    }
+  });
+});
+
+describe('withDeadlineOrReconnect', () => {
+  it('drops and reopens a connection whose command missed the deadline', async () => {
+    const redis = openRedisClient(REDIS_URL, request('backbone'));
+    try {
+      await redis.ping();
+      let reconnecting = false;
+      redis.once('reconnecting', () => (reconnecting = true));
+      const failure = await withDeadlineOrReconnect(redis, new Promise<never>(() => undefined), 20).then(() => null, (err: Error) => err);
+      expect(failure?.message).to.equal('redis did not answer within 20 ms');
+      expect(await withDeadline(redis.ping(), 2000)).to.equal('PONG');
+      expect(reconnecting).to.equal(true);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+describe('settleWithin', () => {
+  it('returns the failures of commands sent side by side', async () => {
+    expect(await settleWithin([Promise.resolve(1), Promise.reject(new Error('NOSCRIPT'))], 100)).to.deep.equal([new Error('NOSCRIPT')]);
   });
 });
 

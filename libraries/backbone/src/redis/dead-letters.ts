@@ -1,7 +1,8 @@
 import type { Channel, DeadLetter } from '../backbone.ts';
 import { compareEntryIds } from '../entry-id.ts';
 import type { RedisClient } from '@chat/redis-client';
-import { execPerSlot, flatToRecord } from './redis-connection.ts';
+import { execPerSlot } from './exec-per-slot.ts';
+import { flatToRecord } from './flat-record.ts';
 import type { RawEntry } from './stream-entry.ts';
 
 /** The newest `limit` dead letters across a channel's partitions. */

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsumerStats, DeliveredEvent, ResolvedConsumeOptions } from '../backbone.ts';
 import { forEachByKey } from '../concurrency.ts';
-import type { RedisClient } from '@chat/redis-client';
-import { execPerSlot, flatToRecord, sleep, waitReady, withDeadlineOrReconnect } from './redis-connection.ts';
+import { waitReady, withDeadlineOrReconnect, type RedisClient } from '@chat/redis-client';
+import { execPerSlot } from './exec-per-slot.ts';
+import { flatToRecord } from './flat-record.ts';
 import { eventFields, toDeliveredEvent, type RawEntry, type RawStreamReply } from './stream-entry.ts';
 import type { StreamKeys } from './stream-keys.ts';
 

@@ -1,21 +1,9 @@
-import {
-  CHANNELS,
-  RETENTION_DEFAULTS,
-  resolveConsumeOptions,
-  type Backbone,
-  type BackboneEvent,
-  type Channel,
-  type ConsumeOptions,
-  type Consumer,
-  type DeadLetter,
-  type DeliveredEvent,
-  type RetentionOptions,
-  type Subscription,
-  type TrimReport,
-} from '../backbone.ts';
+import { AppError } from '@chat/contracts';
+import { connectionName, openRedisClient, withDeadlineOrReconnect, type RedisClient, type RedisConnectionProfile, type RedisTarget } from '@chat/redis-client';
+import { CHANNELS, RETENTION_DEFAULTS, resolveConsumeOptions } from '../backbone.ts';
+import type { Backbone, BackboneEvent, Channel, ConsumeOptions, Consumer, DeadLetter, DeliveredEvent, RetentionOptions, Subscription, TrimReport } from '../backbone.ts';
 import { listDeadLetters } from './dead-letters.ts';
-import type { RedisClient, RedisTarget } from '@chat/redis-client';
-import { execPerSlot, openRedis, streamUnavailable, withDeadlineOrReconnect } from './redis-connection.ts';
+import { execPerSlot } from './exec-per-slot.ts';
 import { ensureGroup, groupStats, RedisGroupConsumer, sharedConcurrency } from './redis-group-consumer.ts';
 import { lastEntryIds, RedisLiveReader } from './redis-subscription.ts';
 import { eventFields } from './stream-entry.ts';
@@ -88,7 +76,7 @@ export class RedisStreamsBackbone implements Backbone {
     this.timeoutMs = options.operationTimeoutMs ?? 2000;
     this.retentionMs = options.retentionMs ?? RETENTION_DEFAULTS.retentionMs;
     this.graceMs = options.blockingGraceMs ?? 3000;
-    this.main = openRedis(options.redis, this.connectionName('main'), this.timeoutMs, false);
+    this.main = this.openConnection('backbone', 'main');
   }
 
   async publish(events: BackboneEvent[]): Promise<void> {
@@ -122,7 +110,7 @@ export class RedisStreamsBackbone implements Backbone {
     const readers = this.readerPlan().map((partitions) => {
       const role = this.main.isCluster ? `sub:${channel}:${partitions[0]}` : `sub:${channel}`;
       return new RedisLiveReader(
-        openRedis(this.options.redis, this.connectionName(role), this.timeoutMs, true),
+        this.openConnection('backbone-blocking', role),
         {
           channel,
           streamKeys: partitions.map((p) => streamKeys[p] as string),
@@ -155,7 +143,7 @@ export class RedisStreamsBackbone implements Backbone {
     const members = plan.map((partitions) => {
       const role = this.main.isCluster ? `group:${opts.group}:${opts.consumer}:${partitions[0]}` : `group:${opts.group}:${opts.consumer}`;
       const member = new RedisGroupConsumer(
-        openRedis(this.options.redis, this.connectionName(role), this.timeoutMs, true),
+        this.openConnection('backbone-blocking', role),
         {
           keys: this.keys,
           partitions,
@@ -249,8 +237,15 @@ export class RedisStreamsBackbone implements Backbone {
     return this.main.isCluster ? all.map((p) => [p]) : [all];
   }
 
-  private connectionName(role: string): string {
+  /** A connection of the backbone's own, named after its role and numbered within the process's backbone. */
+  private openConnection(profile: RedisConnectionProfile, role: string): RedisClient {
     this.connectionCount++;
-    return `${this.keys.prefix}:backbone:${role}:${process.pid}:${this.connectionCount}`.replace(/\s/g, '_');
+    const name = `${connectionName(this.keys.prefix, `backbone:${role}`)}:${this.connectionCount}`;
+    return openRedisClient(this.options.redis, { profile, name, timeoutMs: this.timeoutMs });
   }
+}
+
+/** The one error every Redis failure becomes, so the HTTP layer answers 503 and never 500. */
+function streamUnavailable(cause: unknown): AppError {
+  return new AppError('STREAM_UNAVAILABLE', 'The event stream is unavailable.', { cause, retryAfterSeconds: 1 });
 }

@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Channel, DeliveredEvent, Subscription } from '../backbone.ts';
 import { compareEntryIds } from '../entry-id.ts';
-import type { RedisClient } from '@chat/redis-client';
-import { execPerSlot, sleep, waitReady, withDeadlineOrReconnect } from './redis-connection.ts';
+import { waitReady, withDeadlineOrReconnect, type RedisClient } from '@chat/redis-client';
+import { execPerSlot } from './exec-per-slot.ts';
 import { toDeliveredEvent, type RawStreamReply } from './stream-entry.ts';
 
 interface LiveReaderSettings {

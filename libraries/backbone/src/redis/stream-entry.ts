@@ -1,5 +1,5 @@
 import type { Channel, DeliveredEvent } from '../backbone.ts';
-import { flatToRecord } from './redis-connection.ts';
+import { flatToRecord } from './flat-record.ts';
 
 /** Field list written by XADD for one event; the reader below is its inverse. */
 export function eventFields(scopeKey: string, seq: number, data: string): string[] {

@@ -1,7 +1,8 @@
 import type { Channel, TrimReport } from '../backbone.ts';
 import { entryIdAt, minEntryId } from '../entry-id.ts';
 import type { RedisClient } from '@chat/redis-client';
-import { execPerSlot, flatToRecord } from './redis-connection.ts';
+import { execPerSlot } from './exec-per-slot.ts';
+import { flatToRecord } from './flat-record.ts';
 
 interface TrimSettings {
   retentionMs: number;

@@ -1,7 +1,7 @@
 import type { StreamCapOptions, StreamLeaseRegistry } from './stream-lease-registry.ts';
 import { InProcessStreamLeaseRegistry } from './in-process-stream-lease-registry.ts';
 import { RedisStreamLeaseRegistry } from './redis-stream-lease-registry.ts';
-import type { RedisTargetOrClient } from '../redis/redis-connection.ts';
+import type { RedisTargetOrClient } from '../redis/redis-handle.ts';
 
 /**
  * Stream caps shared through Redis when Redis is configured (every gateway counts in the same sets),

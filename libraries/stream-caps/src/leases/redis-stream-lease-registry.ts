@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { defineLua, runLua } from '../redis/lua-command.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
-import { withDeadline } from '@chat/redis-client';
-import { connectionName, redisHandle, releaseHandle, settleWithin, type RedisHandle, type RedisTargetOrClient } from '../redis/redis-connection.ts';
+import { connectionName, settleWithin, withDeadline } from '@chat/redis-client';
+import { redisHandle, releaseHandle, type RedisHandle, type RedisTargetOrClient } from '../redis/redis-handle.ts';
 import { parseLost, parseTake, RENEW_SLOTS, TAKE_SLOT } from './redis-lease-scripts.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 import {
