@@ -1,19 +1,6 @@
 import { AppError } from '@chat/contracts';
-import {
-  CHANNELS,
-  RETENTION_DEFAULTS,
-  resolveConsumeOptions,
-  type Backbone,
-  type BackboneEvent,
-  type Channel,
-  type ConsumeOptions,
-  type Consumer,
-  type DeadLetter,
-  type DeliveredEvent,
-  type RetentionOptions,
-  type Subscription,
-  type TrimReport,
-} from '../backbone.ts';
+import { CHANNELS, RETENTION_DEFAULTS, resolveConsumeOptions } from '../backbone.ts';
+import type { Backbone, BackboneEvent, Channel, ConsumeOptions, Consumer, DeadLetter, DeliveredEvent, RetentionOptions, Subscription, TrimReport } from '../backbone.ts';
 import { ChannelLog } from './channel-log.ts';
 import { InProcessConsumer } from './in-process-consumer.ts';
 
