@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppendBatcher } from './append-batcher.ts';
-import type { AppendOutcome, NewMessage, PendingAppend } from './message-append.types.ts';
+import type { StepOutcome, NewMessage, PendingAppend } from './message-append.types.ts';
 
 const message = (idempotencyKey: string) => ({ idempotencyKey }) as NewMessage;
 const options = { newRoomId: 'R', now: new Date(0) };
@@ -13,7 +13,7 @@ function recordingBatcher(maxConcurrent: number, maxBatch = 64, stall: { stalled
   let maxRunning = 0;
   const batcher = new AppendBatcher(
     (items) =>
-      new Promise<AppendOutcome[]>((resolve) => {
+      new Promise<StepOutcome[]>((resolve) => {
         running += 1;
         maxRunning = Math.max(maxRunning, running);
         batches.push({
@@ -35,8 +35,8 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe('AppendBatcher', () => {
   it('puts appends that queue behind a running transaction into one next transaction, across rooms', async () => {
     const { batcher, batches } = recordingBatcher(1);
-    const done = [batcher.submit({ scope: scope('A'), message: message('1'), options })];
-    for (const [room, key] of [['B', '2'], ['C', '3'], ['A', '4'], ['B', '5']] as const) done.push(batcher.submit({ scope: scope(room), message: message(key), options }));
+    const done = [batcher.submit({ scope: scope('A'), step: 'append', message: message('1'), options, budget: undefined })];
+    for (const [room, key] of [['B', '2'], ['C', '3'], ['A', '4'], ['B', '5']] as const) done.push(batcher.submit({ scope: scope(room), step: 'append', message: message(key), options, budget: undefined }));
     await tick();
     expect(batches).to.have.length(1);
     batches[0]!.release();
@@ -49,9 +49,9 @@ describe('AppendBatcher', () => {
 
   it('never runs one room in two transactions at once and keeps each room in arrival order', async () => {
     const { batcher, batches, maxRunning } = recordingBatcher(3, 4);
-    const done: Array<Promise<AppendOutcome>> = [];
+    const done: Array<Promise<StepOutcome>> = [];
     const rooms = ['A', 'B', 'A', 'A', 'C', 'B', 'D', 'A', 'E', 'B', 'A', 'F'];
-    rooms.forEach((room, i) => done.push(batcher.submit({ scope: scope(room), message: message(`${room}${i}`), options })));
+    rooms.forEach((room, i) => done.push(batcher.submit({ scope: scope(room), step: 'append', message: message(`${room}${i}`), options, budget: undefined })));
     const seen = new Map<string, number[]>();
     let released = 0;
     while (released < batches.length || released === 0) {
@@ -84,10 +84,10 @@ describe('AppendBatcher', () => {
     const batcher = new AppendBatcher(async (items) => {
       calls += 1;
       if (calls === 1) throw new Error('database gone');
-      return items.map(() => ({ kind: 'sealed' }) as AppendOutcome);
+      return items.map(() => ({ kind: 'sealed' }) as StepOutcome);
     });
-    const first = batcher.submit({ scope: scope('A'), message: message('1'), options });
-    const second = batcher.submit({ scope: scope('A'), message: message('2'), options });
+    const first = batcher.submit({ scope: scope('A'), step: 'append', message: message('1'), options, budget: undefined });
+    const second = batcher.submit({ scope: scope('A'), step: 'append', message: message('2'), options, budget: undefined });
     expect(await first.then(() => 'ok', (err: Error) => err.message)).to.equal('database gone');
     expect(await second).to.deep.equal({ kind: 'sealed' });
   });
@@ -97,27 +97,27 @@ describe('AppendBatcher', () => {
     const batcher = new AppendBatcher(
       async (items) => {
         batches.push(items);
-        return items.map(() => ({ kind: 'sealed' }) as AppendOutcome);
+        return items.map(() => ({ kind: 'sealed' }) as StepOutcome);
       },
       { maxConcurrent: 1, startOnNextTurn: true },
     );
-    const firstTurn = ['A', 'B', 'A'].map((room, i) => batcher.submit({ scope: scope(room), message: message(`1-${i}`), options }));
+    const firstTurn = ['A', 'B', 'A'].map((room, i) => batcher.submit({ scope: scope(room), step: 'append', message: message(`1-${i}`), options, budget: undefined }));
     expect(batches, 'nothing starts within the turn').to.have.length(0);
     await Promise.all(firstTurn);
-    const secondTurn = ['C', 'A'].map((room, i) => batcher.submit({ scope: scope(room), message: message(`2-${i}`), options }));
+    const secondTurn = ['C', 'A'].map((room, i) => batcher.submit({ scope: scope(room), step: 'append', message: message(`2-${i}`), options, budget: undefined }));
     await Promise.all(secondTurn);
     expect(batches.map((b) => b.map((i) => i.message.idempotencyKey))).to.deep.equal([['1-0', '1-1', '1-2'], ['2-0', '2-1']]);
   });
 
   it('lets other rooms past a stalled transaction, never its own room, and caps transactions in flight', async () => {
     const { batcher, batches } = recordingBatcher(1, 64, { stalledAfterMs: 20, maxInFlight: 2 });
-    const slow = batcher.submit({ scope: scope('A'), message: message('1'), options });
-    const queued = [['A', '2'], ['B', '3']].map(([room, key]) => batcher.submit({ scope: scope(room!), message: message(key!), options }));
+    const slow = batcher.submit({ scope: scope('A'), step: 'append', message: message('1'), options, budget: undefined });
+    const queued = [['A', '2'], ['B', '3']].map(([room, key]) => batcher.submit({ scope: scope(room!), step: 'append', message: message(key!), options, budget: undefined }));
     await tick();
     expect(batches, 'before the stall').to.have.length(1);
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(batches.map((b) => b.items.map((i) => i.message.idempotencyKey)), 'after the stall').to.deep.equal([['1'], ['3']]);
-    const more = batcher.submit({ scope: scope('C'), message: message('4'), options });
+    const more = batcher.submit({ scope: scope('C'), step: 'append', message: message('4'), options, budget: undefined });
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(batches, 'two in flight, both stalled: the cap holds').to.have.length(2);
     batches[1]!.release();
@@ -136,7 +136,7 @@ describe('AppendBatcher', () => {
 
   it('without startOnNextTurn, an append to an idle batcher starts at once', async () => {
     const { batcher, batches } = recordingBatcher(1);
-    const done = batcher.submit({ scope: scope('A'), message: message('1'), options });
+    const done = batcher.submit({ scope: scope('A'), step: 'append', message: message('1'), options, budget: undefined });
     expect(batches).to.have.length(1);
     batches[0]!.release();
     await done;

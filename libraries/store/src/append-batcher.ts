@@ -1,5 +1,5 @@
 import { Batcher } from '@chat/batching';
-import type { AppendOutcome, PendingAppend } from './message-append.types.ts';
+import type { PendingAppend, StepOutcome } from './message-append.types.ts';
 import { roomScopeKey } from './room.repository.ts';
 
 export interface AppendBatcherOptions {
@@ -33,8 +33,8 @@ export interface AppendBatcherOptions {
  * appends leave the queue in arrival order (the batcher's per-key rule, keyed by room). Each caller
  * gets its own outcome; a failed transaction fails every caller in it (nothing of it was committed).
  */
-export class AppendBatcher extends Batcher<PendingAppend, AppendOutcome> {
-  constructor(commit: (items: PendingAppend[]) => Promise<AppendOutcome[]>, options: AppendBatcherOptions = {}) {
+export class AppendBatcher extends Batcher<PendingAppend, StepOutcome> {
+  constructor(commit: (items: PendingAppend[]) => Promise<StepOutcome[]>, options: AppendBatcherOptions = {}) {
     super(commit, {
       maxBatch: options.maxBatch ?? 64,
       maxConcurrent: options.maxConcurrent ?? 2,

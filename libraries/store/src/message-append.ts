@@ -1,27 +1,30 @@
 import { newUlid } from '@chat/contracts';
-import type { AppendOutcome, PendingAppend } from './message-append.types.ts';
+import type { PendingAppend, StepOutcome } from './message-append.types.ts';
 import { APPEND_MESSAGES, CREATE_ROOMS, messageRowFromJson, type JsonMessageRow } from './message-sql.ts';
 import { newRoomValues, roomScopeKey } from './room.repository.ts';
 import type { SqlClient } from './sql-client.ts';
 
 /**
- * Appends a batch of messages, to one room or several, in one statement and so one transaction
- * (`sql/functions/chat_append_messages_v3.sql`): for every room its counters, its messages
- * and their outbox entries commit together, and each append that brings a rate budget takes its
- * unit there. Each room is locked, in scope-key order, before its appends run, so its seq stays
- * contiguous and (createdAt, messageId) follows commit order. An item whose (sender, idempotency
- * key) is already stored in its room, or appears earlier in the batch, is a replay. Rooms must exist
- * (see `ensureRooms`).
+ * Runs a batch of append steps, to one room or several, in one statement and so one transaction
+ * (`sql/functions/chat_append_messages_v4.sql`, where idempotency is decided and rate units are
+ * taken): for every room its counters, its messages and their outbox entries commit together, and
+ * each step that brings a rate budget takes its unit there. Each room is locked, in scope-key order,
+ * before its steps run, so its seq stays contiguous and (createdAt, messageId) follows commit order.
+ * An item whose (sender, idempotency key) is already stored in its room, or appears earlier in the
+ * batch, is a replay. Rooms must exist (see `ensureRooms`).
  *
  * Message IDs: each item brings a fresh ULID at its own time, which the database takes when that
  * time is past the room's last message, and otherwise replaces with the last ID plus one (the rule
  * of monotonic-ulid.ts, in SQL).
  */
-export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promise<AppendOutcome[]> {
-  const batch = items.map(({ scope, message: m, options }, ord) => {
+export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promise<StepOutcome[]> {
+  const batch = items.map(({ step, scope, message: m, options, budget }, ord) => {
     const nowMs = options.now.getTime();
+    const rate = budget?.budget;
     return {
       ord,
+      step,
+      seal: options.sealedByCore === true,
       scope_key: roomScopeKey(scope),
       now_ms: nowMs,
       fresh_id: newUlid(nowMs),
@@ -40,18 +43,20 @@ export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promi
       authorizing_subject_kind: m.authorizingSubjectKind,
       bot_credential_id: m.botCredentialId,
       bot_grant_id: m.botGrantId,
-      rate_sender_kind: options.rate?.senderKind ?? null,
-      rate_sender_id: options.rate?.senderId ?? null,
-      rate_room_key: options.rate?.roomKey ?? null,
-      rate_window_start_ms: options.rate?.windowStartMs ?? null,
-      rate_limit: options.rate?.limit ?? null,
+      rate_sender_kind: rate?.senderKind ?? null,
+      rate_sender_id: rate?.senderId ?? null,
+      rate_room_key: rate?.roomKey ?? null,
+      rate_window_start_ms: rate?.windowStartMs ?? null,
+      rate_limit: rate?.limit ?? null,
+      rate_held: options.hold !== undefined,
     };
   });
   const rows = await sql.query<AppendResultRow>(APPEND_MESSAGES, [JSON.stringify(batch)]);
-  const outcomes: Array<AppendOutcome | undefined> = new Array(items.length);
+  const outcomes: Array<StepOutcome | undefined> = new Array(items.length);
   for (const row of rows) {
     if (row.outcome === 'sealed') outcomes[row.ord] = { kind: 'sealed' };
-    else if (row.outcome === 'rate_limited') outcomes[row.ord] = { kind: 'rate_limited' };
+    else if (row.outcome === 'held') outcomes[row.ord] = { kind: 'held' };
+    else if (row.outcome === 'rate_limited') outcomes[row.ord] = { kind: 'rate_limited', retryAfterMs: items[row.ord]!.budget?.retryAfterMs ?? 1 };
     else if (row.outcome === 'replayed') outcomes[row.ord] = { kind: 'replayed', message: messageRowFromJson(row.stored_message!) };
     else {
       const { scope, message } = items[row.ord]!;
@@ -73,13 +78,13 @@ export async function appendBatch(sql: SqlClient, items: PendingAppend[]): Promi
   outcomes.forEach((outcome, i) => {
     if (!outcome) throw new Error(`append ${i} of the batch got no outcome`);
   });
-  return outcomes as AppendOutcome[];
+  return outcomes as StepOutcome[];
 }
 
-/** A row of `chat_append_messages_v3`; int8 columns come as strings from pg and numbers from PGlite. */
+/** A row of `chat_append_messages_v4`; int8 columns come as strings from pg and numbers from PGlite. */
 interface AppendResultRow {
   ord: number;
-  outcome: 'created' | 'replayed' | 'sealed' | 'rate_limited';
+  outcome: 'created' | 'replayed' | 'held' | 'sealed' | 'rate_limited';
   outbox_id: string | number | null;
   room_id: string | null;
   seq: string | number | null;

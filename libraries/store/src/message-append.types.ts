@@ -1,4 +1,5 @@
 import type { RoomScope } from './room.repository.ts';
+import type { AppendRateLimit, PlacedBudget } from './append-rate-window.ts';
 import type { MessageRow, StoredMention } from './schema.ts';
 
 /** Everything about a new message that the caller decides; IDs, times and seq are the store's. */
@@ -20,41 +21,47 @@ export interface NewMessage {
 
 export type AppendOutcome =
   | { kind: 'created'; message: MessageRow; outboxId: number }
+  /** The stored message of the same room, sender and idempotency key: the answer to an exact retry. */
   | { kind: 'replayed'; message: MessageRow }
   | { kind: 'sealed' }
-  /** The append's budget (`AppendOptions.rate`) was spent and its key is not stored: nothing was appended. */
-  | { kind: 'rate_limited' };
+  /** The append's budget is spent and its key is not stored: nothing was appended. */
+  | { kind: 'rate_limited'; retryAfterMs: number };
+
+/** What the hold step answers: the append may go on (`held`), or it is answered already. */
+export type HoldOutcome = { kind: 'held'; hold: AppendHold } | Exclude<AppendOutcome, { kind: 'created' }>;
 
 /**
- * One budget of the append rate window (spec section 8) in one fixed window: a sender in a room, or
- * a sender across rooms (`roomKey` '*'). Windows are placed by the caller's clock.
+ * A unit of the rate window held for an append that checks more before it is stored (an append with
+ * mentions asks core about them): `release` gives it back, at most once, when the append will not go
+ * on; the append itself (`AppendOptions.hold`) takes no second unit.
  */
-export interface AppendRateBudget {
-  senderKind: 'user' | 'bot';
-  senderId: string;
-  /** The room's scope key, or '*' for a budget across rooms. */
-  roomKey: string;
-  /** Start of the window, in milliseconds since the epoch. */
-  windowStartMs: number;
-  /** Units the budget holds per window. */
-  limit: number;
+export interface AppendHold {
+  /** The budget the unit was taken from; undefined when no limit applies. */
+  readonly budget: PlacedBudget | undefined;
+  release(): Promise<void>;
 }
 
 export interface AppendOptions {
   /** ID for the room if this append creates it. */
   newRoomId: string;
   now: Date;
-  /**
-   * The budget this append takes one unit of, in the append's own transaction; a replay, a sealed
-   * room or a failed append takes none. Absent when the caller took the unit already (see
-   * `RateWindowRepository.take`) or no limit applies.
-   */
-  rate?: AppendRateBudget;
+  /** The rate limit the append counts against, in its own transaction; absent when none applies. */
+  rateLimit?: AppendRateLimit;
+  /** Core reports the room sealed: the append records the seal, then answers an exact retry or refuses. */
+  sealedByCore?: boolean;
+  /** The hold taken by this append's first step. */
+  hold?: AppendHold;
 }
 
-/** One append as the batcher queues it and the append statement takes it. */
+/** One step of an append as the batcher queues it and the append statement takes it. */
 export interface PendingAppend {
+  step: 'append' | 'hold';
   scope: RoomScope;
   message: NewMessage;
   options: AppendOptions;
+  /** The budget the step counts against, placed at `options.now`, or the hold's. */
+  budget: PlacedBudget | undefined;
 }
+
+/** What the append statement answers for one step. */
+export type StepOutcome = AppendOutcome | { kind: 'held' };

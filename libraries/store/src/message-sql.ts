@@ -10,15 +10,10 @@ import type { MessageRow } from './schema.ts';
  *
  * A prepared statement keeps the generic plan it got after its first few runs, which on a new
  * database is a plan for nearly empty tables, and there the planner may choose any index whose
- * first column matches: a lookup by idempotency key once ran on the (room_id, seq) primary key,
- * reading a whole room per append. So lookups that choose between indexes run unnamed (planned on
- * every run), and per-row probes are forced with LATERAL (a subquery with OFFSET 0 or FOR UPDATE is
- * never flattened into a join the planner could turn into a sequential scan).
+ * first column matches: a lookup by idempotency key could run on the (room_id, seq) primary key and
+ * read a whole room per append. So lookups that choose between indexes run unnamed or by EXECUTE
+ * (planned on every run).
  */
-
-const MESSAGE_COLUMNS = `room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id, request_id, idempotency_key,
-  body_markdown, body_bytes, rendered_html, mentions, created_at, authorization_decision_id, authorizing_subject_id,
-  authorizing_subject_kind, bot_credential_id, bot_grant_id`;
 
 /** Creates rooms that do not exist yet ($1: [{room_id, scope_key, repository_id, branch_id, kind, created_at}]). */
 export const CREATE_ROOMS: SqlStatement = {
@@ -31,37 +26,13 @@ export const CREATE_ROOMS: SqlStatement = {
 };
 
 /**
- * The messages idempotency keys name, for several lookups at once ($1: [{ord, scope_key,
- * sender_kind, sender_id, idempotency_key}]); each row carries the `ord` of its lookup. One probe of
- * the unique index per lookup.
- */
-export const FIND_BY_IDEMPOTENCY_KEYS: SqlStatement = {
-  // Unnamed: messages has two indexes that start with room_id (see the note at the top).
-  text: `SELECT k.ord, m.* FROM json_to_recordset($1::json)
-      AS k(ord integer, scope_key text, sender_kind text, sender_id text, idempotency_key text)
-    CROSS JOIN LATERAL (
-      SELECT ${MESSAGE_COLUMNS} FROM messages
-      WHERE messages.room_id = (SELECT room_id FROM rooms WHERE rooms.scope_key = k.scope_key)
-        AND messages.sender_kind = k.sender_kind AND messages.sender_id = k.sender_id
-        AND messages.idempotency_key = k.idempotency_key
-      OFFSET 0
-    ) m`,
-};
-
-/**
- * Appends a batch in one statement (`sql/functions/chat_append_messages_v3.sql`): one row per
- * append, with its `ord` in the batch, its outcome, and what the database decided for a created
- * message (its outbox id, room, seq, ID and time) or the stored message of a replay.
+ * Runs a batch of append steps in one statement (`sql/functions/chat_append_messages_v4.sql`): one
+ * row per step, with its `ord` in the batch, its outcome, and what the database decided for a
+ * created message (its outbox id, room, seq, ID and time) or the stored message of a replay.
  */
 export const APPEND_MESSAGES: SqlStatement = {
-  name: 'chat_append_messages_v3',
-  text: 'SELECT * FROM chat_append_messages_v3($1::json)',
-};
-
-/** Takes a unit of an append rate budget (`chat_take_append_rate_unit`): one row, `taken` true, or `taken` NULL when spent. */
-export const TAKE_RATE_UNIT: SqlStatement = {
-  name: 'chat_take_append_rate_unit_v1',
-  text: 'SELECT chat_take_append_rate_unit($1, $2, $3, $4, $5) AS taken',
+  name: 'chat_append_messages_v4',
+  text: 'SELECT * FROM chat_append_messages_v4($1::json)',
 };
 
 /** Gives a unit back to the window it was taken in. */
@@ -119,7 +90,7 @@ export function messageRowFromJson(r: JsonMessageRow): MessageRow {
   return messageRowFromSql({ ...r, body_markdown: Buffer.from(r.body_base64, 'base64'), created_at: new Date(r.created_at) });
 }
 
-export function messageRowFromSql(r: RawMessageRow): MessageRow {
+function messageRowFromSql(r: RawMessageRow): MessageRow {
   return {
     roomId: r.room_id,
     seq: Number(r.seq),

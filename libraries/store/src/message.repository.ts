@@ -1,25 +1,37 @@
-import { Batcher } from '@chat/batching';
 import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
 import { AppendBatcher, type AppendBatcherOptions } from './append-batcher.ts';
-import type { AppendOptions, AppendOutcome, NewMessage } from './message-append.types.ts';
+import { placeBudget } from './append-rate-window.ts';
+import type { AppendHold, AppendOptions, AppendOutcome, HoldOutcome, NewMessage, PendingAppend } from './message-append.types.ts';
 import type { ChatDb } from './database.ts';
 import { appendBatch, ensureRooms } from './message-append.ts';
-import { FIND_BY_IDEMPOTENCY_KEYS, messageRowFromSql, type RawMessageRow } from './message-sql.ts';
+import type { RateWindowRepository } from './rate-window.repository.ts';
 import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
 import { messages, type MessageRow } from './schema.ts';
 import { storeCall } from './store-errors.ts';
 
+/**
+ * Where a message is appended, and the one place that decides an append's idempotency and counts
+ * its rate unit: both happen in the append statement (`sql/functions/chat_append_messages_v4.sql`).
+ */
 export interface MessageRepository {
   /**
    * Appends one message atomically: the room (created on first append), its counters, the message
-   * and its outbox entry commit together. The outbox entry carries no payload: the backbone payload
-   * of a message is its MessageResponse JSON, which the publisher makes from the returned row and
-   * the relay from the stored one. Appends to a room are serialized on the room row, which
-   * makes the per-room seq contiguous and (createdAt, messageId) follow commit order.
+   * and its outbox entry commit together, and the append takes its unit of `options.rateLimit` in the
+   * same transaction (none for a replay, a sealed room or a held unit). An exact retry is answered
+   * with the stored message however the room and the budget changed since. The outbox entry carries
+   * no payload: the backbone payload of a message is its MessageResponse JSON, which the publisher
+   * makes from the returned row and the relay from the stored one. Appends to a room are serialized
+   * on the room row, which makes the per-room seq contiguous and (createdAt, messageId) follow
+   * commit order.
    */
   append(scope: RoomScope, message: NewMessage, options: AppendOptions): Promise<AppendOutcome>;
-  findByIdempotencyKey(scope: RoomScope, senderKind: 'user' | 'bot', senderId: string, key: string): Promise<MessageRow | null>;
+  /**
+   * The first step of an append that checks more before it is stored: answers an exact retry, a
+   * sealed room or a spent budget as `append` would, or else takes the rate unit and answers `held`.
+   * The caller then appends with `options.hold`, or releases the hold.
+   */
+  hold(scope: RoomScope, message: NewMessage, options: Omit<AppendOptions, 'hold'>): Promise<HoldOutcome>;
   /** Messages of a room with seq greater than `afterSeq`, oldest first. */
   listAfter(roomId: string, afterSeq: number, limit: number): Promise<MessageRow[]>;
   /**
@@ -30,31 +42,44 @@ export interface MessageRepository {
   listBefore(roomId: string, beforeSeq: number, limit: number): Promise<MessageRow[]>;
 }
 
-export function createMessageRepository(db: ChatDb, sql: SqlClient, batching: AppendBatcherOptions = {}): MessageRepository {
+export function createMessageRepository(db: ChatDb, sql: SqlClient, rateWindows: RateWindowRepository, batching: AppendBatcherOptions = {}): MessageRepository {
   const knownRooms = new KnownRooms();
   const batcher = new AppendBatcher(async (items) => {
-    const unknown = items.filter((item) => !knownRooms.has(roomScopeKey(item.scope)));
+    // An append core calls sealed never creates its room (a room nobody wrote to stays virtual).
+    const unknown = items.filter((item) => !item.options.sealedByCore && !knownRooms.has(roomScopeKey(item.scope)));
     if (unknown.length > 0) await ensureRooms(sql, unknown);
     const outcomes = await appendBatch(sql, items);
     for (const item of unknown) knownRooms.add(roomScopeKey(item.scope));
     return outcomes;
   }, batching);
-  // Every append first looks for an earlier one with its key: a lone lookup goes out at once, and
-  // under load one query answers the lookups that queued behind the two running.
-  const lookups = new Batcher<{ scopeKey: string; senderKind: string; senderId: string; key: string }, MessageRow | null>(
-    async (inputs) => {
-      const keys = inputs.map((k, ord) => ({ ord, scope_key: k.scopeKey, sender_kind: k.senderKind, sender_id: k.senderId, idempotency_key: k.key }));
-      const rows = await sql.query<RawMessageRow & { ord: number }>(FIND_BY_IDEMPOTENCY_KEYS, [JSON.stringify(keys)]);
-      const found: Array<MessageRow | null> = inputs.map(() => null);
-      for (const row of rows) found[row.ord] = messageRowFromSql(row);
-      return found;
-    },
-    { maxBatch: 64, maxConcurrent: 2 },
-  );
+  // A held unit counts in the window it was taken in, whenever the append follows.
+  const budgetOf = (scope: RoomScope, message: NewMessage, options: AppendOptions): PendingAppend['budget'] =>
+    options.hold ? options.hold.budget : options.rateLimit && placeBudget(options.rateLimit, message, roomScopeKey(scope), options.now.getTime());
+  const holdOf = (budget: PendingAppend['budget']): AppendHold => {
+    let released = false;
+    return {
+      budget,
+      async release() {
+        if (released || !budget) return;
+        released = true;
+        await rateWindows.giveBack(budget.budget);
+      },
+    };
+  };
   return {
-    append: (scope, message, options) => storeCall(() => batcher.submit({ scope, message, options })),
-    findByIdempotencyKey: (scope, senderKind, senderId, key) =>
-      storeCall(() => lookups.submit({ scopeKey: roomScopeKey(scope), senderKind, senderId, key })),
+    append: (scope, message, options) =>
+      storeCall(async () => {
+        const outcome = await batcher.submit({ step: 'append', scope, message, options, budget: budgetOf(scope, message, options) });
+        if (outcome.kind === 'held') throw new Error('the append statement answered an append as held');
+        return outcome;
+      }),
+    hold: (scope, message, options) =>
+      storeCall(async () => {
+        const budget = budgetOf(scope, message, options);
+        const outcome = await batcher.submit({ step: 'hold', scope, message, options, budget });
+        if (outcome.kind === 'created') throw new Error('the append statement stored a held append');
+        return outcome.kind === 'held' ? { kind: 'held', hold: holdOf(budget) } : outcome;
+      }),
     listAfter: (roomId, afterSeq, limit) =>
       storeCall(() =>
         db

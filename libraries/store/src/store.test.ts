@@ -88,8 +88,8 @@ for (const target of testTargets) {
       if (first.kind === 'created' && again.kind === 'replayed') expect(again.message.messageId).to.equal(first.message.messageId);
       const otherSender = await store.messages.append(scope, { ...message, senderId: 'u_bob' }, appendOptions());
       expect(otherSender.kind).to.equal('created');
-      const found = await store.messages.findByIdempotencyKey(scope, 'user', 'u_alice', message.idempotencyKey);
-      expect(found?.bodyMarkdown).to.equal('hello');
+      const held = await store.messages.hold(scope, { ...message, requestId: ulid() }, appendOptions());
+      expect(held.kind === 'replayed' && held.message.bodyMarkdown).to.equal('hello');
     });
 
     it('makes exactly one message out of concurrent appends with one key', async function () {
@@ -131,7 +131,7 @@ for (const target of testTargets) {
       await other?.cleanup();
     });
 
-    it('answers many concurrent idempotency-key lookups, hits and misses across rooms and senders, each with its own message', async function () {
+    it('answers many concurrent holds, retries and new keys across rooms and senders, each retry with its own message', async function () {
       const scopes = [scope, { repositoryId: scope.repositoryId, branchId: ulid() }];
       const stored = [];
       for (const [i, roomScope] of scopes.entries()) {
@@ -148,9 +148,10 @@ for (const target of testTargets) {
         { s: scopes.find((x) => x !== s)!, kind: m.senderKind, sender: m.senderId, key: m.idempotencyKey, expected: null },
         { s, kind: 'bot' as const, sender: m.senderId, key: m.idempotencyKey, expected: null },
       ]);
-      const answers = await Promise.all(lookups.map((l) => store.messages.findByIdempotencyKey(l.s, l.kind, l.sender, l.key)));
-      expect(answers.map((a) => a?.messageId ?? null)).to.deep.equal(lookups.map((l) => l.expected));
-      expect(await store.messages.findByIdempotencyKey({ repositoryId: ulid(), branchId: null }, 'user', 'u_alice', ulid())).to.equal(null);
+      const answers = await Promise.all(
+        lookups.map((l) => store.messages.hold(l.s, newMessage({ senderKind: l.kind, senderId: l.sender, idempotencyKey: l.key }), appendOptions())),
+      );
+      expect(answers.map((a) => (a.kind === 'replayed' ? a.message.messageId : a.kind))).to.deep.equal(lookups.map((l) => l.expected ?? 'held'));
     });
 
     it('writes the outbox entry in the append transaction', async function () {
@@ -290,7 +291,7 @@ for (const target of testTargets) {
     });
 
     /** Appends `message` as an API process of an earlier release does, through its append function. */
-    const appendThrough = async <R>(fn: 'chat_append_messages_v1' | 'chat_append_messages_v2', message: NewMessage): Promise<R> => {
+    const appendThrough = async <R>(fn: `chat_append_messages_v${1 | 2 | 3}`, message: NewMessage, extra: Record<string, unknown> = {}): Promise<R> => {
       const item = {
         ord: 0,
         scope_key: roomScopeKey(scope),
@@ -311,6 +312,7 @@ for (const target of testTargets) {
         authorizing_subject_kind: message.authorizingSubjectKind,
         bot_credential_id: message.botCredentialId,
         bot_grant_id: message.botGrantId,
+        ...extra,
       };
       const [row] = await store.database.sql.query<R>({ text: `SELECT * FROM ${fn}($1::json)` }, [JSON.stringify([item])]);
       return row!;
@@ -346,6 +348,21 @@ for (const target of testTargets) {
       expect(replayThere.outcome).to.equal('replayed');
       expect(fromThis.kind === 'created' && fromThis.message.messageId).to.equal(replayThere.stored_message!.message_id);
       expect(replayThere.stored_message!.body_base64).to.equal(Buffer.from(first.bodyMarkdown).toString('base64'));
+    });
+
+    it('appends beside a process of an earlier release, which calls chat_append_messages_v3 with its own rate budgets', async function () {
+      type V3Row = { outcome: string; seq: string | number | null; stored_message: { message_id: string } | null };
+      const senderId = `u_v3_${ulid()}`;
+      const budget = { rate_sender_kind: 'user', rate_sender_id: senderId, rate_room_key: '*', rate_window_start_ms: 0, rate_limit: 1 };
+      await store.messages.append(scope, newMessage(), appendOptions());
+      const first = newMessage({ senderId });
+      const created = await appendThrough<V3Row>('chat_append_messages_v3', first, budget);
+      expect([created.outcome, Number(created.seq)]).to.deep.equal(['created', 2]);
+      expect((await appendThrough<V3Row>('chat_append_messages_v3', newMessage({ senderId }), budget)).outcome).to.equal('rate_limited');
+      const replay = await appendThrough<V3Row>('chat_append_messages_v3', first, budget);
+      expect(replay.outcome).to.equal('replayed');
+      const here = await store.messages.append(scope, first, appendOptions());
+      expect(here.kind === 'replayed' && here.message.messageId).to.equal(replay.stored_message!.message_id);
     });
 
     it('keeps one service key across instances', async function () {

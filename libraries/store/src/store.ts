@@ -22,6 +22,7 @@ export interface Store {
 }
 
 export function createStore(database: Database): Store {
+  const rateWindows = createRateWindowRepository(database.sql);
   return {
     database,
     rooms: createRoomRepository(database.db),
@@ -29,12 +30,12 @@ export function createStore(database: Database): Store {
     // process: on PGlite a statement's fixed cost is several appends' worth; on PostgreSQL two at
     // once from each API process cost its backends more CPU per append (~0.17 vs ~0.13 ms over 100
     // rooms), with throughput no better, and usually worse.
-    messages: createMessageRepository(database.db, database.sql, { startOnNextTurn: true, maxConcurrent: 1 }),
+    messages: createMessageRepository(database.db, database.sql, rateWindows, { startOnNextTurn: true, maxConcurrent: 1 }),
     outbox: createOutboxRepository(database.db, database.sql, database.kind),
     serviceKeys: createServiceKeyRepository(database.db),
     inboxes: createInboxRepository(database.db),
     notifications: createNotificationRepository(database.db),
     mentionFanout: createMentionFanoutRepository(database.db),
-    rateWindows: createRateWindowRepository(database.sql),
+    rateWindows,
   };
 }

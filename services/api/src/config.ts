@@ -3,6 +3,7 @@
  * object. Nothing else reads `process.env`.
  */
 import { loadConfig, port, positiveInt, sharedEnvFields, standaloneServiceConfigOf, type StandaloneServiceConfig } from '@chat/service-config';
+import type { AppendRateLimit } from '@chat/store';
 import { z } from 'zod';
 
 /** The API's own variables, spread into the standalone API's and the all-in-one's schemas. */
@@ -22,18 +23,13 @@ export const ApiEnvSchema = z.object({
 
 type ParsedApiFields = z.output<z.ZodObject<typeof apiEnvFields>>;
 
-/** The append rate window (kept in PostgreSQL, shared by every API instance). */
-export interface RateLimitConfig {
-  limit: number;
-  windowSeconds: number;
-  scope: 'sender-room' | 'sender';
-}
 
 /** What the API itself (not the process resources under it) is tuned by. */
 export interface ApiServiceConfig {
   bodyLimitBytes: number;
   shutdownGraceMs: number;
-  rateLimit: RateLimitConfig;
+  /** The append rate window (counted in PostgreSQL, shared by every API instance). */
+  rateLimit: AppendRateLimit;
 }
 
 export const apiServiceConfigOf = (e: ParsedApiFields): ApiServiceConfig => ({
@@ -42,7 +38,7 @@ export const apiServiceConfigOf = (e: ParsedApiFields): ApiServiceConfig => ({
   rateLimit: {
     limit: e.APPEND_RATE_LIMIT,
     windowSeconds: e.APPEND_RATE_WINDOW_SECONDS,
-    scope: e.APPEND_RATE_SCOPE,
+    per: e.APPEND_RATE_SCOPE,
   },
 });
 

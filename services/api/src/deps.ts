@@ -1,8 +1,7 @@
 import type { CoreClient, TokenVerifier } from '@chat/authz-client';
 import type { CursorCodec } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
-import type { Store } from '@chat/store';
-import type { AppendRateWindow } from './domain/append-rate-window.ts';
+import type { AppendRateLimit, Store } from '@chat/store';
 import type { CommittedMessagePublisher } from './outbox/outbox.ts';
 import type { ApiMetrics } from './metrics.ts';
 
@@ -18,7 +17,10 @@ export interface ApiDeps {
   clock: () => Date;
   /** Sends a just-committed message to the backbone; the outbox relay covers whatever it misses. */
   publisher: CommittedMessagePublisher;
-  rateWindow: AppendRateWindow;
+  /** The append rate limit, counted by the store. */
+  rateLimit: AppendRateLimit;
+  /** Told when a held rate unit could not be given back. */
+  onReleaseFailure: (err: unknown) => void;
   metrics: ApiMetrics;
   limits: { bodyLimitBytes: number };
 }

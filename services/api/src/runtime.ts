@@ -2,12 +2,12 @@ import { createRoutePipeline, type RouteTable } from '@chat/http-kit';
 import type { ScopeAccess } from '@chat/authz-client';
 import type { Logger } from '@chat/observability';
 import type { ProcessResources } from '@chat/process-resources';
+import type { AppendRateLimit } from '@chat/store';
 import type { RequestListener } from 'node:http';
 import type { ApiDeps } from './deps.ts';
 import { createOutbox, type CommittedMessagePublisher, type Outbox } from './outbox/outbox.ts';
 import { createApiMetrics, type ApiMetrics } from './metrics.ts';
 import { apiRoutes } from './routes/api-routes.ts';
-import { AppendRateWindow, type AppendRateSettings } from './domain/append-rate-window.ts';
 import { rateWindowSweeper } from './maintenance/rate-window-sweeper.ts';
 import type { PeriodicTask } from './maintenance/periodic-task.ts';
 
@@ -16,7 +16,7 @@ export interface ApiRuntimeOptions {
   resources: ProcessResources;
   logger: Logger;
   bodyLimitBytes: number;
-  rateLimit: AppendRateSettings;
+  rateLimit: AppendRateLimit;
   /** @defaultValue a fresh registry with the API's instruments */
   metrics?: ApiMetrics;
   /**
@@ -50,7 +50,6 @@ export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
   const outbox = createOutbox({ store: resources.store, backbone: resources.backbone, logger });
   const publisher = outbox.publisher;
   const clock = options.clock ?? (() => new Date());
-  const rateWindow = new AppendRateWindow(resources.store.rateWindows, options.rateLimit, (err) => logger.warn({ err }, 'could not give an append rate unit back'));
   const deps: ApiDeps = {
     store: resources.store,
     tokens: resources.tokens,
@@ -59,13 +58,14 @@ export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
     logger,
     clock,
     publisher: options.decoratePublisher ? options.decoratePublisher(publisher) : publisher,
-    rateWindow,
+    rateLimit: options.rateLimit,
+    onReleaseFailure: (err) => logger.warn({ err }, 'could not give an append rate unit back'),
     metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
   };
   const routes = apiRoutes(deps);
   // A sweep every window's length (between 5 s and a minute) keeps the table near one window's budgets.
   const sweepEveryMs = Math.max(5_000, Math.min(options.rateLimit.windowSeconds * 1000, 60_000));
-  const sweeper = rateWindowSweeper(rateWindow, logger, sweepEveryMs, clock);
+  const sweeper = rateWindowSweeper(resources.store.rateWindows, options.rateLimit, { logger, intervalMs: sweepEveryMs, clock });
   return { deps, routes, listener: createRoutePipeline([routes]).listener, outbox, rateWindowSweeper: sweeper, detach: () => void detach() };
 }

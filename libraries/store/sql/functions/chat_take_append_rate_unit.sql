@@ -3,8 +3,8 @@
 -- NULL when the budget is spent. A row of an ended window is reused by its budget's next append;
 -- a request from an instance whose clock is behind counts in the newest window the row has seen, so
 -- skewed clocks never let more through. An update never touches the row's key, so it stays a HOT
--- update. Called by chat_append_messages_v3 for plain appends, and on its own for appends with
--- mentions, which take their unit before core is asked who may read the room.
+-- update. Called by chat_append_messages_v4, in the append itself or in the hold step of an append
+-- with mentions, which takes its unit before core is asked who may read the room.
 CREATE OR REPLACE FUNCTION chat_take_append_rate_unit(p_sender_kind text, p_sender_id text, p_room_key text,
     p_window_start_ms bigint, p_limit integer)
 RETURNS boolean

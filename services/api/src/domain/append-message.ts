@@ -1,8 +1,7 @@
-import type { CoreClient, ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
+import type { CoreClient, MentionResolutionRequest, ScopeAuthorization, VerifiedPrincipal } from '@chat/authz-client';
 import { AppError, AppendMessageRequestSchema, isCanonicalUlid, newUlid, type MentionBinding, type MessageResponse } from '@chat/contracts';
-import { roomScopeKey, type AppendOutcome, type MessageRow, type RoomScope, type Store } from '@chat/store';
+import type { AppendOptions, AppendOutcome, AppendRateLimit, MessageRow, NewMessage, RoomScope, Store } from '@chat/store';
 import { toMessageResponse } from '@chat/wire-format';
-import { rateLimited, type AppendRateWindow, type RateUnit } from './append-rate-window.ts';
 import type { CommittedMessagePublisher } from '../outbox/outbox.ts';
 import { renderMarkdown } from './markdown-renderer.ts';
 import { measureBody, sameContent, validateMentions } from './message-body.ts';
@@ -12,8 +11,11 @@ export interface AppendMessageDeps {
   store: Store;
   core: CoreClient;
   publisher: CommittedMessagePublisher;
-  rateWindow: AppendRateWindow;
+  /** The append rate limit (spec section 8), counted by the store in the append's own transaction. */
+  rateLimit: AppendRateLimit;
   clock: () => Date;
+  /** Told when a held rate unit could not be given back (it stays spent until its window ends). */
+  onReleaseFailure: (err: unknown) => void;
 }
 
 export interface AppendMessageInput {
@@ -36,22 +38,17 @@ export interface AppendMessageResult {
 }
 
 /**
- * appendRepositoryMessage / appendBranchMessage. An exact retry always gets the original message
- * and consumes no rate capacity (spec section 4, append rule 3), however the room and the sender's
- * budget changed since. Two ways get there:
+ * appendRepositoryMessage / appendBranchMessage: the request is checked, the store appends (and
+ * there alone decides whether it is a retry and counts the rate unit), and the committed message is
+ * published after the answer. An exact retry always gets the original message and consumes no rate
+ * capacity (spec section 4, append rule 3), however the room and the sender's budget changed since.
  *
- * - Plain appends (no mentions, into a room core calls active), nearly all of them, are one
- *   statement: the store's append takes the rate unit in the same transaction, after it finds no
- *   earlier message with the key. A retry takes no unit; a retry whose budget is spent is answered
- *   as a retry, not refused.
- * - Appends with mentions, and appends into a room core calls sealed, look the key up first, so a
- *   retry is answered before the mention checks call core or the seal is recorded. An append with
- *   mentions then takes its unit before core resolves them: a sender past the limit gets 429
- *   without any call to core, so the limit also bounds how often one can ask core who may read a
- *   room. A lookup core answered with refused targets (MENTION_TARGET_INVALID) keeps its unit; one
- *   that refused the author's credential (CORE_RESOURCE_TOKEN_REJECTED) or that core could not
- *   answer gives it back, and so does an append that turns out a retry after all (a concurrent one
- *   committed first).
+ * An append with mentions also asks core who may read the room, and does it between two steps of
+ * the store: `hold` answers a retry, a sealed room or a spent budget before core is called, and
+ * otherwise holds the rate unit, so a sender past the limit gets 429 without any call to core and
+ * the limit also bounds how often one can ask core who may read a room. A lookup core answered with
+ * refused targets (MENTION_TARGET_INVALID) keeps its unit; one that refused the author's credential
+ * (CORE_RESOURCE_TOKEN_REJECTED) or that core could not answer gives it back.
  */
 export async function appendMessage(deps: AppendMessageDeps, input: AppendMessageInput): Promise<AppendMessageResult> {
   const idempotencyKey = parseIdempotencyKey(input.idempotencyKey);
@@ -59,77 +56,80 @@ export async function appendMessage(deps: AppendMessageDeps, input: AppendMessag
   const mentions = request.mentions ?? [];
   const { bytes } = measureBody(request.bodyMarkdown);
   validateMentions(mentions, bytes);
-  const sender = { senderKind: input.principal.kind, senderId: input.principal.id } as const;
-  const content = { bodyMarkdown: request.bodyMarkdown, mentions };
-
-  const checkFirst = mentions.length > 0 || input.access.scopeState === 'sealed';
-  if (checkFirst) {
-    const earlier = await deps.store.messages.findByIdempotencyKey(input.scope, sender.senderKind, sender.senderId, idempotencyKey);
-    if (earlier) return replay(earlier, content);
-  }
-  if (input.access.scopeState === 'sealed') {
-    await deps.store.rooms.seal(input.scope, deps.clock());
-    throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
-  }
-  const now = deps.clock();
-  const rateKey = { ...sender, roomScopeKey: roomScopeKey(input.scope) };
-  const placed = deps.rateWindow.budgetAt(rateKey, now.getTime());
-  let unit: RateUnit | undefined;
-  if (mentions.length > 0) {
-    // Built from the request alone: a missing resource credential is refused before it costs a unit.
-    const lookup = mentionLookup({ principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization });
-    unit = await deps.rateWindow.take(rateKey, now.getTime());
-    try {
-      await resolveMentionTargets(deps.core, lookup, input.requestId);
-    } catch (err) {
-      // Refused targets keep their unit: otherwise probing who may read the room would never meet
-      // the limit. A refused credential learns nothing about the room, and is most often an expired
-      // one its owner sends again with a fresh one; charging it would lock out the fixed request.
-      // Guessing credentials is core's to limit, as it is for any caller of core.
-      const refund = !(err instanceof AppError) || err.code === 'AUTHORIZATION_UNAVAILABLE' || err.code === 'CORE_RESOURCE_TOKEN_REJECTED';
-      if (refund) await unit.giveBack();
-      throw err;
-    }
-  }
-
   const { attribution } = input.access;
+  const message: NewMessage = {
+    senderKind: input.principal.kind,
+    senderId: input.principal.id,
+    requestId: input.requestId,
+    idempotencyKey,
+    bodyMarkdown: request.bodyMarkdown,
+    bodyBytes: bytes.length,
+    renderedHtml: renderMarkdown(request.bodyMarkdown),
+    mentions: mentions.length > 0 ? mentions : null,
+    authorizationDecisionId: attribution.authorizationDecisionId,
+    authorizingSubjectId: attribution.authorizingSubjectId,
+    authorizingSubjectKind: attribution.authorizingSubjectKind,
+    botCredentialId: attribution.botCredentialId,
+    botGrantId: attribution.botGrantId,
+  };
+  const content = { bodyMarkdown: request.bodyMarkdown, mentions };
+  const options: AppendOptions = { newRoomId: newUlid(), now: deps.clock(), rateLimit: deps.rateLimit };
+
+  if (input.access.scopeState === 'sealed') {
+    // The store records the seal core reported and answers an exact retry; anything else is refused.
+    return answer(deps, await deps.store.messages.append(input.scope, message, { ...options, sealedByCore: true }), content);
+  }
+  if (mentions.length === 0) return answer(deps, await deps.store.messages.append(input.scope, message, options), content);
+
+  let lookup: MentionResolutionRequest;
+  try {
+    lookup = mentionLookup({ principal: input.principal, scope: input.scope, mentions, coreAuthorization: input.coreAuthorization });
+  } catch (err) {
+    // Core cannot be asked without the author's resource credential: an exact retry is still
+    // answered, and anything else is refused before it costs a unit.
+    const retry = await deps.store.messages.hold(input.scope, message, { ...options, rateLimit: undefined });
+    if (retry.kind !== 'held') return answer(deps, retry, content);
+    throw err;
+  }
+  const first = await deps.store.messages.hold(input.scope, message, options);
+  if (first.kind !== 'held') return answer(deps, first, content);
+  const { hold } = first;
+  const release = () => hold.release().catch(deps.onReleaseFailure);
+  try {
+    await resolveMentionTargets(deps.core, lookup, input.requestId);
+  } catch (err) {
+    // Refused targets keep their unit: otherwise probing who may read the room would never meet
+    // the limit. A refused credential learns nothing about the room, and is most often an expired
+    // one its owner sends again with a fresh one; charging it would lock out the fixed request.
+    // Guessing credentials is core's to limit, as it is for any caller of core.
+    const refund = !(err instanceof AppError) || err.code === 'AUTHORIZATION_UNAVAILABLE' || err.code === 'CORE_RESOURCE_TOKEN_REJECTED';
+    if (refund) await release();
+    throw err;
+  }
   let outcome: AppendOutcome;
   try {
-    outcome = await deps.store.messages.append(
-      input.scope,
-      {
-        ...sender,
-        requestId: input.requestId,
-        idempotencyKey,
-        bodyMarkdown: request.bodyMarkdown,
-        bodyBytes: bytes.length,
-        renderedHtml: renderMarkdown(request.bodyMarkdown),
-        mentions: mentions.length > 0 ? mentions : null,
-        authorizationDecisionId: attribution.authorizationDecisionId,
-        authorizingSubjectId: attribution.authorizingSubjectId,
-        authorizingSubjectKind: attribution.authorizingSubjectKind,
-        botCredentialId: attribution.botCredentialId,
-        botGrantId: attribution.botGrantId,
-      },
-      // An append that holds a unit already is not counted again.
-      unit ? { newRoomId: newUlid(), now } : { newRoomId: newUlid(), now, rate: placed.budget },
-    );
+    outcome = await deps.store.messages.append(input.scope, message, { ...options, hold });
   } catch (err) {
     // Nothing was appended (or, rarely, a commit whose answer was lost: the client's retry then
     // finds it and is answered as a retry).
-    await unit?.giveBack();
+    await release();
     throw err;
   }
+  return answer(deps, outcome, content);
+}
+
+/** The store's outcome as the use case's answer; a created message is published after commit. */
+function answer(deps: AppendMessageDeps, outcome: AppendOutcome, content: { bodyMarkdown: string; mentions: MentionBinding[] }): AppendMessageResult {
   switch (outcome.kind) {
     case 'replayed':
-      // An earlier append with this key (or a concurrent one that committed first).
-      await unit?.giveBack();
       return replay(outcome.message, content);
     case 'sealed':
-      await unit?.giveBack();
       throw new AppError('ROOM_SEALED', 'The room is sealed; it stays readable but accepts no messages.');
     case 'rate_limited':
-      throw rateLimited(placed.remainingMs);
+      // Retry-After is whole seconds, rounded up so a client that waits is never early.
+      throw new AppError('RATE_LIMITED', 'Too many messages; retry with the same Idempotency-Key after Retry-After seconds.', {
+        retryAfterSeconds: Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)),
+      });
     case 'created': {
       const message = toMessageResponse(outcome.message);
       // The backbone payload of a message is its MessageResponse JSON (the relay makes the same).

@@ -1,5 +1,5 @@
 import type { Logger } from '@chat/observability';
-import type { AppendRateWindow } from '../domain/append-rate-window.ts';
+import type { AppendRateLimit, RateWindowRepository } from '@chat/store';
 import { PeriodicTask } from './periodic-task.ts';
 
 /**
@@ -8,6 +8,11 @@ import { PeriodicTask } from './periodic-task.ts';
  * once: a sweep skips rows an append or another sweep holds. A pending sweep does not keep the
  * process alive.
  */
-export function rateWindowSweeper(rateWindow: AppendRateWindow, logger: Logger, intervalMs: number, clock: () => Date): PeriodicTask {
-  return new PeriodicTask(intervalMs, () => rateWindow.sweep(clock().getTime()), (err) => logger.warn({ err }, 'rate window sweep failed; retrying'), false);
+export function rateWindowSweeper(
+  windows: RateWindowRepository,
+  rate: AppendRateLimit,
+  options: { logger: Logger; intervalMs: number; clock: () => Date },
+): PeriodicTask {
+  const { logger, intervalMs, clock } = options;
+  return new PeriodicTask(intervalMs, () => windows.sweepEnded(rate, clock().getTime()), (err) => logger.warn({ err }, 'rate window sweep failed; retrying'), false);
 }

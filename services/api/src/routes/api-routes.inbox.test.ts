@@ -52,7 +52,7 @@ describe('inbox routes over HTTP (PostgreSQL, dev-core)', function () {
       core: { url: core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 2000 },
       cursor: { secret: undefined, previousSecrets: [] },
     });
-    api = createApiRuntime({ resources, logger, bodyLimitBytes: 262_144, rateLimit: { limit: 120, windowSeconds: 60, scope: 'sender-room' } });
+    api = createApiRuntime({ resources, logger, bodyLimitBytes: 262_144, rateLimit: { limit: 120, windowSeconds: 60, per: 'sender-room' } });
     server = createServer(api.listener).listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
