@@ -1,4 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '@chat/observability';
+import type { GatewayMetrics } from '../metrics.ts';
 import { jittered } from './jitter.ts';
 import { durableFrame, handoffFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
 import { firstHeartbeatDelay, sharedHeartbeatFrame } from './heartbeat.ts';
@@ -45,37 +47,44 @@ export interface SessionGrant {
   recheck(): Promise<'allowed' | 'revoked' | 'unavailable'>;
 }
 
-/**
- * What the engine is told about every session. One object per engine, shared by all its sessions,
- * so an idle stream holds no callbacks of its own.
- */
-export interface SessionHooks {
-  /** A durable event was written, from the store (replay, gap fill) or live. */
-  delivered(session: StreamSession, from: 'store' | 'live'): void;
-  /** The session ended (called once): the hub unregisters it, metrics count it. */
-  closed(session: StreamSession, reason: CloseReason): void;
+/** What a session uses of the engine that opened it: one object shared by all its sessions. */
+export interface SessionEngine {
+  readonly settings: SessionSettings;
+  /** The engine's logger; a session binds its request ID and scope only when it logs. */
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Where the session is registered; it unregisters itself there when it ends. */
+  readonly hub: { unregister(session: StreamSession): void };
+  readonly metrics: Pick<GatewayMetrics, 'delivered' | 'streamClosed'>;
 }
 
 export interface StreamSessionOptions {
+  engine: SessionEngine;
   source: StreamSource;
   /** Last seq the client already has (0: replay from the start). */
   afterSeq: number;
   grant: SessionGrant;
   lease: StreamLease;
   output: SseOutput;
-  settings: SessionSettings;
-  /** The engine's logger; the session binds its request ID and scope only when it logs. */
-  logger: Logger;
   /** The request that opened the stream, for log lines. */
   requestId?: string;
-  now: () => number;
-  hooks: SessionHooks;
 }
 
 type OutputEnding = 'end' | 'destroy' | 'none';
 
+const kSession = Symbol('stream session');
+
+/** A response that carries its session, so one shared `close` listener serves every stream. */
+type SessionResponse = ServerResponse & { [kSession]?: StreamSession | undefined };
+
+/** The client went away (or the socket failed): the session ends without touching the response. */
+function onResponseClose(this: SessionResponse): void {
+  this[kSession]?.close('client_closed', undefined, 'none');
+}
+
 /**
- * One open stream. Listener first: the hub feeds `onLive` from registration on, while `prime` reads
+ * One open stream, which ends when its client leaves and then unregisters itself from the hub.
+ * Listener first: the hub feeds `onLive` from registration on, while `prime` reads
  * the snapshot high-water mark; `begin` then replays from the store up to it, drains what arrived
  * meanwhile, and goes live. Every send goes through one rule: only seq == last + 1 is written; an
  * older seq is an overlap and dropped; a newer one is a gap, filled from the store. A room's live
@@ -91,8 +100,7 @@ export class StreamSession {
   private readonly grant: SessionGrant;
   private readonly lease: StreamLease;
   readonly settings: SessionSettings;
-  private readonly hooks: SessionHooks;
-  private readonly baseLogger: Logger;
+  private readonly engine: SessionEngine;
   private boundLogger: Logger | undefined;
   private lastSeq: number;
   private target: number;
@@ -109,27 +117,29 @@ export class StreamSession {
   private readonly expiryCloseAt: number;
 
   constructor(options: StreamSessionOptions) {
+    this.engine = options.engine;
     this.source = options.source;
     this.output = options.output;
     this.requestId = options.requestId;
     this.grant = options.grant;
     this.lease = options.lease;
-    this.settings = options.settings;
-    this.hooks = options.hooks;
-    this.baseLogger = options.logger;
+    this.settings = options.engine.settings;
     this.lastSeq = options.afterSeq;
     this.target = options.afterSeq;
-    const now = options.now();
-    const { settings } = options;
+    const now = this.engine.now();
+    const { settings } = this;
     this.nextHeartbeatAt = now + firstHeartbeatDelay(settings.heartbeatMs);
     this.nextRecheckAt = now + jittered(settings.recheckMs, 0.2);
     this.rotateAt = now + jittered(settings.maxStreamAgeMs, 0.2);
     this.expiryCloseAt = options.grant.expiresAt.getTime() - settings.tokenExpiryMarginMs;
+    const res = this.output.response as SessionResponse;
+    res[kSession] = this;
+    res.on('close', onResponseClose);
   }
 
   /** The engine's logger bound to this stream's request ID and scope, made on first use. */
   get logger(): Logger {
-    this.boundLogger ??= this.baseLogger.child({ requestId: this.requestId, scopeKey: this.source.scopeKey });
+    this.boundLogger ??= this.engine.logger.child({ requestId: this.requestId, scopeKey: this.source.scopeKey });
     return this.boundLogger;
   }
 
@@ -202,20 +212,26 @@ export class StreamSession {
   }
 
   /**
-   * Ends the session exactly once: the final control frame (if any) is written, the hub forgets it,
-   * its lease is released. `none` leaves the response alone (it failed before opening).
+   * Ends the session exactly once: the final control frame (if any) is written, its lease is
+   * released, and it unregisters from the hub. `none` leaves the response alone (it failed before
+   * opening, or its client is gone).
    */
   close(reason: CloseReason, finalFrame?: string, ending: OutputEnding = 'end'): void {
     if (this.isClosed) return;
     this.isClosed = true;
     this.clearGapTimer();
     this.pending = undefined;
-    const { output } = this;
+    const { output, engine } = this;
     // A client that is not reading would never take the final frame; drop it rather than hold the buffer.
     if (ending === 'destroy' || (ending === 'end' && output.backedUp)) output.destroy();
     else if (ending === 'end') output.end(finalFrame);
+    const res = output.response as SessionResponse;
+    res.off('close', onResponseClose);
+    res[kSession] = undefined;
     this.lease.release().catch((err: unknown) => this.logger.warn({ err }, 'stream lease release failed; it expires by itself'));
-    this.hooks.closed(this, reason);
+    engine.hub.unregister(this);
+    engine.metrics.streamClosed(this.source.eventName, reason);
+    engine.logger.debug({ requestId: this.requestId, scopeKey: this.source.scopeKey, reason }, 'stream closed');
   }
 
   private hold(seq: number, frame: string | EncodedFrame): void {
@@ -235,7 +251,7 @@ export class StreamSession {
 
   private sendFrame(seq: number, frame: string | EncodedFrame, from: 'store' | 'live' = 'live'): boolean {
     this.lastSeq = seq;
-    this.hooks.delivered(this, from);
+    this.engine.metrics.delivered(this.source.eventName, from);
     if (this.output.write(frame)) return true;
     this.close('slow_consumer', undefined, 'destroy');
     return false;
