@@ -37,7 +37,7 @@ export interface GatewayRuntime {
 export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRuntime {
   const { resources, logger } = options;
   const settings = resolveEngineSettings(options.engine);
-  const hub = new StreamHub({ backbone: resources.backbone, logger, tickMs: settings.tickMs });
+  const hub = new StreamHub({ backbone: resources.backbone, logger, ordering: settings, tickMs: settings.tickMs });
   const metrics = createGatewayMetrics(() => hub);
   const detach = resources.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
   const engine: StreamEngine = {

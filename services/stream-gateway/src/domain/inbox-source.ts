@@ -14,11 +14,13 @@ export { inboxCursorBinding };
  * nothing and goes live; the notifier creates the inbox with its first notification, whose event the
  * hub delivers under the same key.
  *
- * `acknowledged` is evaluated when the event is sent, against the checkpoint this stream last read:
- * at opening and with every replay or gap-fill page. A live notification is a new one, and the
- * checkpoint can never pass a notification before it commits, so a live event reads `false` unless
- * the client acknowledged it in the few milliseconds between its commit and its delivery. An event,
- * once sent, is never updated: the acknowledgement endpoint's checkpoint is what counts.
+ * `acknowledged` is evaluated against the checkpoint read with the data: a replay page is read with
+ * the checkpoint, and so is a gap-fill page (read once for every stream of the inbox, by its
+ * orderer); a live event is evaluated when it is sent, against the checkpoint this stream last read
+ * (at opening and with every replay page). A live notification is a new one, and the checkpoint can
+ * never pass a notification before it commits, so a live event reads `false` unless the client
+ * acknowledged it in the few milliseconds between its commit and its delivery. An event, once sent,
+ * is never updated: the acknowledgement endpoint's checkpoint is what counts.
  */
 export function createInboxSource(deps: { store: Store; cursors: CursorCodec }, owner: InboxOwner): StreamSource {
   const key = inboxKey(owner);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import type { Backbone, DeliveredEvent } from '@chat/backbone';
 import type { LiveEvent } from './live-event.ts';
-import { ScopeOrderer } from './scope-orderer.ts';
+import { ScopeOrderer, type OrderedScope } from './scope-orderer.ts';
 import type { SourceItem } from './stream-source.ts';
 import { StreamHub, type HubSession } from './stream-hub.ts';
 
@@ -32,16 +32,15 @@ function fakeStore(committed: number) {
 function orderer(committed = 100, pageSize = 200) {
   const delivered: LiveEvent[] = [];
   const store = fakeStore(committed);
-  const o = new ScopeOrderer({
+  let fillsFailed = 0;
+  const scope: OrderedScope = {
+    scopeKey: 'room',
     deliver: (e) => delivered.push(e),
     readAfter: (a, l) => store.readAfter(a, l),
-    gapGraceMs: GRACE,
-    pageSize,
-    maxHeld: 5,
-    logger,
-    scopeKey: 'room',
-  });
-  return { o, store, delivered, seqs: () => delivered.map((e) => e.seq) };
+    fillFailed: () => (fillsFailed += 1),
+  };
+  const o = new ScopeOrderer(scope, { gapGraceMs: GRACE, replayPageSize: pageSize, maxPendingEvents: 5 }, logger);
+  return { o, store, delivered, seqs: () => delivered.map((e) => e.seq), fillsFailed: () => fillsFailed };
 }
 
 describe('ScopeOrderer', () => {
@@ -77,6 +76,7 @@ describe('ScopeOrderer', () => {
     expect(store.reads).to.deep.equal([5]);
     expect(seqs()).to.deep.equal([6, 7, 8, 9]);
     expect(delivered.map((e) => e.payload)).to.deep.equal(['stored 6', 'stored 7', 'live 8', 'live 9']);
+    expect(delivered.map((e) => e.fromStore)).to.deep.equal([true, true, false, false]);
     expect(o.waiting).to.equal(false);
     expect(o.heldCount).to.equal(0);
     o.accept(10, 'live 10');
@@ -92,72 +92,91 @@ describe('ScopeOrderer', () => {
     expect(seqs()).to.deep.equal([1, 2, 3, 4, 5, 6]);
   });
 
-  it('passes repeats on once and holds a repeat ahead of a gap only once', async () => {
+  it('drops late and repeated events, and holds a repeat ahead of a gap only once', async () => {
     const { o, seqs } = orderer();
     o.baseline(5);
     o.accept(6, 'live 6');
     o.accept(6, 'live 6');
+    o.accept(5, 'live 5');
     o.accept(8, 'live 8');
     o.accept(8, 'live 8');
     expect(o.heldCount).to.equal(1);
     o.accept(7, 'live 7');
-    expect(seqs()).to.deep.equal([6, 6, 7, 8]);
+    expect(seqs()).to.deep.equal([6, 7, 8]);
     o.accept(7, 'live 7');
-    expect(seqs()).to.deep.equal([6, 6, 7, 8, 7]);
+    expect(seqs()).to.deep.equal([6, 7, 8]);
   });
 
-  it('holds events seen before any baseline, and orders them once a stream reports its snapshot', () => {
-    const { o, seqs } = orderer();
-    o.accept(7, 'live 7');
-    o.accept(5, 'live 5');
-    expect(seqs()).to.deep.equal([]);
-    o.baseline(5);
-    expect(seqs()).to.deep.equal([5]);
-    o.accept(6, 'live 6');
-    expect(seqs()).to.deep.equal([5, 6, 7]);
-    o.baseline(1);
-    o.accept(8, 'live 8');
-    expect(seqs()).to.deep.equal([5, 6, 7, 8]);
-  });
-
-  it('passes held events on in order when no baseline comes within the wait', async () => {
+  it('holds events seen before any baseline, however long it takes, and orders those after it once a stream reports its snapshot', async () => {
     const { o, seqs, store } = orderer();
     o.accept(9, 'live 9');
     o.accept(7, 'live 7');
+    o.accept(5, 'live 5');
     await sleep(GRACE * 3);
-    expect(seqs()).to.deep.equal([7, 9]);
+    expect(seqs()).to.deep.equal([]);
+    expect(o.waiting).to.equal(false);
     expect(store.reads).to.deep.equal([]);
-    o.accept(10, 'live 10');
-    expect(seqs()).to.deep.equal([7, 9, 10]);
+    // 5 is at the snapshot: the stream replays it. 6 is missing; 7 goes out once it is filled.
+    expect(o.baseline(5)).to.equal(5);
+    expect(seqs()).to.deep.equal([]);
+    o.accept(6, 'live 6');
+    expect(seqs()).to.deep.equal([6, 7]);
+    await sleep(GRACE * 4);
+    expect(store.reads).to.deep.equal([7]);
+    expect(seqs()).to.deep.equal([6, 7, 8, 9]);
   });
 
-  it('leaves a gap the store cannot fill to the streams: held events go out as they are', async () => {
+  it('raises a later snapshot to what already went out: the barrier its stream replays through', () => {
+    const { o } = orderer();
+    expect(o.baseline(5)).to.equal(5);
+    for (const seq of [6, 7, 8]) o.accept(seq, `live ${seq}`);
+    expect(o.baseline(6)).to.equal(8);
+    expect(o.baseline(10)).to.equal(10);
+    expect(o.deliveredThrough).to.equal(8);
+  });
+
+  it('keeps what it holds while the store cannot fill the gap, and reads again when the next event arrives', async () => {
     const { o, seqs, store } = orderer(6);
     o.baseline(5);
     o.accept(8, 'live 8');
-    // 6 is filled; 7 is not committed: another grace, another read, then the streams decide.
+    // 6 is filled; 7 is not in the store: another grace, another read, then it waits.
     await sleep(GRACE * 6);
     expect(store.reads).to.deep.equal([5, 6]);
-    expect(seqs()).to.deep.equal([6, 8]);
+    expect(seqs()).to.deep.equal([6]);
+    expect(o.heldCount).to.equal(1);
     expect(o.waiting).to.equal(false);
+    store.committed = 9;
+    o.accept(9, 'live 9');
+    await sleep(GRACE * 4);
+    expect(store.reads).to.deep.equal([5, 6, 6]);
+    expect(seqs()).to.deep.equal([6, 7, 8, 9]);
+    expect(o.heldCount).to.equal(0);
   });
 
-  it('leaves the gap to the streams when the store read fails', async () => {
-    const { o, seqs, store } = orderer();
+  it('closes the streams of its scope when the store read fails, and passes nothing on out of order', async () => {
+    const { o, seqs, store, fillsFailed } = orderer();
     store.fail = true;
     o.baseline(5);
     o.accept(7, 'live 7');
     await sleep(GRACE * 3);
-    expect(seqs()).to.deep.equal([7]);
-    expect(o.heldCount).to.equal(0);
+    expect(fillsFailed()).to.equal(1);
+    expect(seqs()).to.deep.equal([]);
   });
 
-  it('gives a gap up to the streams beyond maxHeld', () => {
-    const { o, seqs } = orderer();
+  it('holds at most maxPendingEvents ahead of a gap, and reads the rest from the store with the gap', async () => {
+    const { o, seqs, delivered, store } = orderer();
     o.baseline(0);
-    for (const seq of [3, 4, 5, 6, 7, 8]) o.accept(seq, `live ${seq}`);
-    expect(seqs()).to.deep.equal([3, 4, 5, 6, 7, 8]);
-    expect(o.waiting).to.equal(false);
+    for (const seq of [3, 4, 5, 6, 7, 8, 9]) o.accept(seq, `live ${seq}`);
+    expect(seqs()).to.deep.equal([]);
+    expect(o.heldCount).to.equal(5);
+    await sleep(GRACE * 4);
+    expect(store.reads).to.deep.equal([0]);
+    expect(seqs()).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(delivered.map((e) => e.fromStore)).to.deep.equal([true, true, false, false, false, false, false, true, true]);
+    expect(o.heldCount).to.equal(0);
+    o.accept(11, 'live 11');
+    o.accept(10, 'live 10');
+    expect(seqs().slice(-2)).to.deep.equal([10, 11]);
   });
 
   it('drops its timer and held events on dispose, and ignores a read in flight', async () => {
@@ -194,7 +213,7 @@ function hubHarness() {
     },
     async ping() {},
   } as unknown as Backbone;
-  const hub = new StreamHub({ backbone, logger, tickMs: 60_000 });
+  const hub = new StreamHub({ backbone, logger, ordering: { gapGraceMs: GRACE, replayPageSize: 200, maxPendingEvents: 1000 }, tickMs: 60_000 });
   const store = fakeStore(100);
   const session = (scopeKey = 'room', inbox = false) => {
     const seen: LiveEvent[] = [];
@@ -203,7 +222,6 @@ function hubHarness() {
       source: inbox
         ? { channel: 'notifications', scopeKey, readAfter: (a, l) => store.readAfter(a, l), fromLive: (_seq, payload) => payload }
         : { channel: 'messages', scopeKey, readAfter: (a, l) => store.readAfter(a, l) },
-      settings: { gapGraceMs: GRACE, replayPageSize: 200, maxPendingEvents: 1000 },
       onLive: (e) => seen.push(e),
       tick: () => undefined,
       rotateNoLaterThan: () => s.close('rotation'),
@@ -269,7 +287,7 @@ describe('StreamHub ordering per scope', () => {
     await hub.close();
   });
 
-  it('keeps rooms apart and leaves inbox streams unordered (their frames are per stream)', async () => {
+  it('keeps rooms apart and orders inbox streams the same way', async () => {
     const { hub, session, publish } = hubHarness();
     const r1 = session('r1');
     const r2 = session('r2');
@@ -284,10 +302,54 @@ describe('StreamHub ordering per scope', () => {
     expect(r2.seen.map((e) => e.seq)).to.deep.equal([6]);
     const inbox = session('inbox', true);
     await hub.register(inbox);
+    // An inbox stream reads its own snapshot (and checkpoint) even when its scope already streams.
+    expect(hub.deliveredThrough(inbox)).to.equal(undefined);
     hub.snapshotTaken(inbox, 0);
     publish(2, 'inbox', 'notifications');
     publish(1, 'inbox', 'notifications');
-    expect(inbox.seen.map((e) => e.seq)).to.deep.equal([2, 1]);
+    publish(1, 'inbox', 'notifications');
+    expect(inbox.seen.map((e) => e.seq)).to.deep.equal([1, 2]);
+    await hub.close();
+  });
+
+  it('gives a stream whose snapshot is below what went out the higher barrier', async () => {
+    const { hub, session, publish } = hubHarness();
+    const a = session();
+    const b = session();
+    await hub.register(a);
+    await hub.register(b);
+    expect(hub.deliveredThrough(a)).to.equal(undefined);
+    publish(11);
+    publish(12);
+    expect(hub.snapshotTaken(a, 10)).to.equal(10);
+    expect(hub.deliveredThrough(b)).to.equal(12);
+    // b read its snapshot before 11 and 12 committed; they went out before it reported it.
+    expect(hub.snapshotTaken(b, 9)).to.equal(12);
+    expect(b.seen.map((e) => e.seq)).to.deep.equal([11, 12]);
+    await hub.close();
+  });
+
+  it('closes every stream of the scope when the gap-fill read fails', async () => {
+    const { hub, store, session, publish } = hubHarness();
+    const closed: string[] = [];
+    const a = session();
+    const b = session();
+    const other = session('other');
+    for (const s of [a, b]) {
+      s.close = (reason) => {
+        closed.push(reason);
+        hub.unregister(s);
+      };
+    }
+    for (const s of [a, b, other]) await hub.register(s);
+    hub.snapshotTaken(a, 10);
+    hub.snapshotTaken(other, 10);
+    store.fail = true;
+    publish(12);
+    await sleep(GRACE * 3);
+    expect(closed).to.deep.equal(['store_error', 'store_error']);
+    expect(hub.stats()).to.include({ sessions: 1, scopes: 1 });
+    expect(a.seen).to.deep.equal([]);
     await hub.close();
   });
 });

@@ -1,48 +1,61 @@
 import type { Logger } from '@chat/observability';
 import { LiveEvent } from './live-event.ts';
+import type { SessionSettings } from './stream-session.ts';
 import type { SourceItem } from './stream-source.ts';
 
-/** What one scope's orderer needs: where events go, where missing ones are read, and its bounds. */
-export interface ScopeOrdererOptions {
+/**
+ * Bounds of every orderer: the streams' own settings, one object shared by all scopes. `gapGraceMs`
+ * is the wait for a missing event, `replayPageSize` the rows per gap-fill read, `maxPendingEvents`
+ * the events held ahead of a gap.
+ */
+export type OrdererSettings = Pick<SessionSettings, 'gapGraceMs' | 'replayPageSize' | 'maxPendingEvents'>;
+
+/** The scope an orderer works for: where its events go, and where missing ones are read. */
+export interface OrderedScope {
+  readonly scopeKey: string;
   /** Hands one event to every current stream of the scope (the hub's fanout). */
   deliver(event: LiveEvent): void;
   /** The scope's committed items after a seq: the source's shared page read. */
   readAfter(afterSeq: number, limit: number): Promise<SourceItem[]>;
-  /** Wait for a missing event (publishers race) before reading it from the store (the session's `gapGraceMs`). */
-  gapGraceMs: number;
-  /** Rows per gap-fill read (the session's `replayPageSize`). */
-  pageSize: number;
-  /** Events held ahead of a gap; beyond it the orderer gives the gap up to the streams (the session's `maxPendingEvents`). */
-  maxHeld: number;
-  logger: Logger;
-  scopeKey: string;
+  /** A gap-fill read failed: the scope's streams cannot go on in order, so they close. */
+  fillFailed(): void;
 }
 
 /**
- * Puts one scope's live events in seq order once for the whole gateway, instead of once per stream.
- * API processes publish independently, so a room's events often arrive out of order: an event ahead
- * of the next expected seq is held here, ONE timer waits `gapGraceMs` for the missing ones, and then
- * ONE store read fills the gap. Filled events go out as shared {@link LiveEvent}s, so each frame is
- * built once per event.
+ * The one gap filler of the live path: puts one scope's live events in seq order once for the whole
+ * gateway, so every stream of the scope gets them in order and only writes them. API processes (and
+ * notifiers) publish independently, so a scope's events often arrive out of order: an event ahead of
+ * the next expected seq is held here, ONE timer waits `gapGraceMs` for the missing ones, and then ONE
+ * store read fills the gap for every stream of the scope. Filled events go out as shared
+ * {@link LiveEvent}s, so each frame is built once per event.
  *
- * The streams keep their own rules (only seq == last + 1 is written, older is dropped, newer is held
- * and filled from the store), so whatever the orderer cannot order it passes on as it is and the
- * streams handle it as before: a late or repeated event (seq below the next expected), a gap the
- * store cannot fill yet, a failed read, more held events than `maxHeld`. Nothing it receives is lost.
+ * Nothing goes out of order:
+ * - a late or repeated event (seq below the next expected) is dropped: every stream of the scope has
+ *   it, or replays through it (see {@link baseline});
+ * - at most `maxPendingEvents` events are held ahead of a gap; later ones are not kept, and the fill
+ *   reads them from the store with the gap;
+ * - a gap the store does not hold yet stays open, and the next event that arrives reads it again;
+ * - a failed read closes the scope's streams (`fillFailed`): their clients resume from their cursors.
  *
  * The next expected seq comes from the first stream's snapshot high-water mark ({@link baseline});
- * an event that arrives before any baseline is held until one is known or the timer fires.
+ * events that arrive before it are held until it is known.
  */
 export class ScopeOrderer {
-  /** Next seq to deliver; undefined until a baseline or the first timer gives one. */
+  /** Next seq to deliver; undefined until the first baseline. */
   private next: number | undefined;
+  /** Highest seq seen ahead of `next`, held or not: the fill reads through it. */
+  private ahead = 0;
   private held: Map<number, LiveEvent> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private filling = false;
   private disposed = false;
 
-  constructor(private readonly options: ScopeOrdererOptions) {}
+  constructor(
+    private readonly scope: OrderedScope,
+    private readonly settings: OrdererSettings,
+    private readonly logger: Logger,
+  ) {}
 
   /** Events held ahead of a gap (for tests and probes). */
   get heldCount(): number {
@@ -51,8 +64,8 @@ export class ScopeOrderer {
 
   /**
    * The seq through which this scope's events have gone out to its streams, once a baseline is
-   * known: every later event reaches every stream registered now (in order, filled from the store, or
-   * passed on as it is), so it is a valid snapshot barrier for a stream that just registered.
+   * known: every later event reaches every stream registered now, in order, so it is a valid snapshot
+   * barrier for a stream that just registered.
    */
   get deliveredThrough(): number | undefined {
     return this.disposed || this.next === undefined ? undefined : this.next - 1;
@@ -67,37 +80,34 @@ export class ScopeOrderer {
   accept(seq: number, payload: string): void {
     if (this.disposed) return;
     const next = this.next;
-    if (next !== undefined && seq < next) {
-      // Late or repeated: streams drop what they already have and place the rest themselves.
-      this.options.deliver(new LiveEvent(seq, payload));
-      return;
-    }
+    if (next !== undefined && seq < next) return;
     if (seq === next) {
       // In order (also while a read fills an earlier gap: the read skips what is already out).
       this.next = seq + 1;
-      this.options.deliver(new LiveEvent(seq, payload));
+      this.scope.deliver(new LiveEvent(seq, payload));
       this.drain();
       return;
     }
-    this.hold(new LiveEvent(seq, payload));
+    this.hold(seq, payload);
   }
 
-  /** A stream's snapshot high-water mark: the first one sets where in-order delivery starts. */
-  baseline(highWater: number): void {
-    if (this.disposed || this.next !== undefined) return;
+  /**
+   * A registered stream's snapshot high-water mark; returns the barrier the stream replays through.
+   * The first one sets where in-order delivery starts. A later one may be below what already went
+   * out (its read ran earlier, or before the first baseline, when the events up to it were held and
+   * then dropped here), so the barrier is the higher of the two: everything up to it is committed,
+   * and every event after it reaches the stream from here, in order.
+   */
+  baseline(highWater: number): number {
+    if (this.disposed) return highWater;
+    if (this.next !== undefined) return Math.max(highWater, this.next - 1);
     this.next = highWater + 1;
     const held = this.held;
-    if (held) {
-      // Held before the baseline and at or below it: overlaps for the streams, passed on in order.
-      for (const seq of [...held.keys()].sort((a, b) => a - b)) {
-        if (seq >= this.next) break;
-        const event = held.get(seq)!;
-        held.delete(seq);
-        this.options.deliver(event);
-        if (this.disposed) return;
-      }
-    }
+    // Held before the baseline and at or below it: every stream of the scope replays those.
+    if (held) for (const seq of held.keys()) if (seq <= highWater) held.delete(seq);
     this.drain();
+    this.armTimer();
+    return highWater;
   }
 
   /** The scope's last stream left: timers and held events go with it, and a read in flight is ignored. */
@@ -107,15 +117,16 @@ export class ScopeOrderer {
     this.clearTimer();
   }
 
-  private hold(event: LiveEvent): void {
-    this.held ??= new Map();
-    if (this.held.has(event.seq)) return;
-    this.held.set(event.seq, event);
-    if (this.held.size > this.options.maxHeld) {
-      this.options.logger.warn({ scopeKey: this.options.scopeKey, held: this.held.size }, 'too many events ahead of a gap; streams fill it');
-      this.release();
-      return;
-    }
+  /** Whether events are missing before the furthest one seen. */
+  private get gapOpen(): boolean {
+    return this.next !== undefined && this.next <= this.ahead;
+  }
+
+  private hold(seq: number, payload: string): void {
+    if (seq > this.ahead) this.ahead = seq;
+    const held = (this.held ??= new Map());
+    // Beyond the bound the event is not kept: the store has it, and the fill reads it from there.
+    if (held.size < this.settings.maxPendingEvents && !held.has(seq)) held.set(seq, new LiveEvent(seq, payload));
     this.armTimer();
   }
 
@@ -126,31 +137,17 @@ export class ScopeOrderer {
     for (let event = held.get(this.next); event !== undefined; event = held.get(this.next)) {
       held.delete(this.next);
       this.next++;
-      this.options.deliver(event);
+      this.scope.deliver(event);
       if (this.disposed) return;
     }
-    if (held.size === 0 && this.held === held) {
+    if (!this.gapOpen && this.held === held) {
       this.held = undefined;
       this.clearTimer();
     }
   }
 
-  /** Gives the current gap up: held events go out in seq order and the streams fill the rest themselves. */
-  private release(): void {
-    const held = this.held;
-    this.held = undefined;
-    this.clearTimer();
-    if (!held) return;
-    const seqs = [...held.keys()].sort((a, b) => a - b);
-    this.next = Math.max(this.next ?? 0, seqs.at(-1)! + 1);
-    for (const seq of seqs) {
-      this.options.deliver(held.get(seq)!);
-      if (this.disposed) return;
-    }
-  }
-
   private armTimer(): void {
-    if (this.timer || this.immediate || this.filling || this.disposed) return;
+    if (this.timer || this.immediate || this.filling || this.disposed || !this.gapOpen) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       // One more I/O turn first: on a busy loop the missing event often already waits in the
@@ -159,7 +156,7 @@ export class ScopeOrderer {
         this.immediate = undefined;
         void this.fill();
       });
-    }, this.options.gapGraceMs);
+    }, this.settings.gapGraceMs);
   }
 
   private clearTimer(): void {
@@ -169,52 +166,46 @@ export class ScopeOrderer {
     this.immediate = undefined;
   }
 
-  /** One store read (more only for full pages) fills the gap before the held events. */
+  /** One store read (more only for full pages) fills the gap, through the furthest event seen. */
   private async fill(): Promise<void> {
-    if (this.disposed || this.filling || !this.held) return;
-    if (this.next === undefined) {
-      // No stream has a snapshot yet: nothing says what is missing, so the streams decide.
-      this.release();
-      return;
-    }
+    if (this.disposed || this.filling || !this.gapOpen) return;
+    const { replayPageSize } = this.settings;
     this.filling = true;
     let progressed = true;
     let fullPage = true;
     try {
-      while (!this.disposed && this.held && progressed && fullPage) {
-        const from = this.next;
-        const items = await this.options.readAfter(from - 1, this.options.pageSize);
+      while (!this.disposed && this.gapOpen && progressed && fullPage) {
+        const from = this.next!;
+        const items = await this.scope.readAfter(from - 1, replayPageSize);
         if (this.disposed) return;
-        fullPage = items.length >= this.options.pageSize;
-        // Up to the last held event only: what comes after it is still on its way live, in order.
-        const until = this.held ? Math.max(...this.held.keys()) : 0;
+        fullPage = items.length >= replayPageSize;
         for (const item of items) {
-          if (item.seq < this.next) continue;
-          if (item.seq !== this.next || item.seq > until) break;
-          const event = this.held?.get(item.seq) ?? new LiveEvent(item.seq, item.data);
+          if (item.seq < this.next!) continue;
+          // Through the furthest event seen only: what comes after it is still on its way live, in order.
+          if (item.seq !== this.next || item.seq > this.ahead) break;
+          const event = this.held?.get(item.seq) ?? new LiveEvent(item.seq, item.data, true);
           this.held?.delete(item.seq);
           this.next = item.seq + 1;
-          this.options.deliver(event);
+          this.scope.deliver(event);
           if (this.disposed) return;
         }
         this.drain();
         if (this.disposed) return;
-        progressed = this.next > from;
+        progressed = this.next! > from;
       }
     } catch (err) {
       if (this.disposed) return;
-      this.options.logger.warn({ err, scopeKey: this.options.scopeKey }, 'gap fill failed; streams fill it');
+      this.logger.warn({ err, scopeKey: this.scope.scopeKey }, 'gap fill failed; closing the streams of the scope');
       this.filling = false;
-      this.release();
+      this.scope.fillFailed();
       return;
     } finally {
       this.filling = false;
     }
-    if (!this.held) return;
+    if (this.disposed || !this.gapOpen) return;
     if (!progressed) {
-      // The store does not hold what the backbone announced (yet): the streams each handle it as before.
-      this.options.logger.warn({ scopeKey: this.options.scopeKey, next: this.next }, 'store behind announced seq; streams fill it');
-      this.release();
+      // Every seq before one published is committed, so this passes; until then, the next event reads again.
+      this.logger.warn({ scopeKey: this.scope.scopeKey, next: this.next, ahead: this.ahead }, 'store behind announced seq; the next event reads again');
       return;
     }
     // The read filled part of the gap; what is still missing gets another grace period.

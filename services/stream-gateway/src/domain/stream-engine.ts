@@ -73,8 +73,8 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
     // A stream with nothing to replay takes the barrier of its scope's streams, without a query;
     // any other reads the store, so that an outage is a clean 503 before anything is written.
     const delivered = engine.hub.deliveredThrough(session);
-    const caughtUp = delivered !== undefined && delivered <= input.afterSeq;
-    engine.hub.snapshotTaken(session, caughtUp ? session.primeAt(delivered) : await session.prime());
+    const highWater = delivered !== undefined && delivered <= input.afterSeq ? delivered : await source.highWater();
+    session.replayThrough(engine.hub.snapshotTaken(session, highWater));
   } catch (err) {
     session.close('open_failed', undefined, 'none');
     throw err;

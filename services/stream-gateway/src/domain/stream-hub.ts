@@ -2,26 +2,30 @@ import { AppError } from '@chat/contracts';
 import type { Backbone, Channel, DeliveredEvent, Subscription } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import { FanoutQueue } from './fanout-queue.ts';
-import { LiveEvent } from './live-event.ts';
-import { ScopeOrderer } from './scope-orderer.ts';
-import type { CloseReason, SessionSettings } from './stream-session.ts';
-import type { StreamSource } from './stream-source.ts';
+import type { LiveEvent } from './live-event.ts';
+import { ScopeOrderer, type OrderedScope, type OrdererSettings } from './scope-orderer.ts';
+import type { CloseReason } from './stream-session.ts';
+import type { SourceItem, StreamSource } from './stream-source.ts';
 
 /** What the hub needs of a stream: its scope, live feed, periodic work and closing. */
 export interface HubSession {
   readonly source: Pick<StreamSource, 'channel' | 'scopeKey' | 'readAfter' | 'fromLive'>;
-  /** Bounds of the scope's orderer, taken from the scope's first stream. */
-  readonly settings: Pick<SessionSettings, 'gapGraceMs' | 'replayPageSize' | 'maxPendingEvents'>;
-  /** The event object is shared by every stream of the scope (see {@link LiveEvent.sharedFrame}). */
+  /**
+   * The next event of its scope, in seq order from the stream's barrier on. The event object is
+   * shared by every stream of the scope (see {@link LiveEvent.sharedFrame}).
+   */
   onLive(event: LiveEvent): void;
   tick(now: number): void;
   rotateNoLaterThan(at: number): void;
+  /** Ends the stream, which then unregisters itself. */
   close(reason: CloseReason): void;
 }
 
 export interface StreamHubOptions {
   backbone: Backbone;
   logger: Logger;
+  /** Bounds of every scope's orderer (the streams' settings). */
+  ordering: OrdererSettings;
   /**
    * Period of the one timer that walks every stream (heartbeats, rotation, rechecks, expiry).
    * @defaultValue 1000
@@ -40,19 +44,45 @@ export interface HubStats {
   draining: boolean;
 }
 
-/** The streams of one scope and, for a source whose frames are shared (rooms), its orderer. */
-interface Scope {
-  readonly sessions: Set<HubSession>;
-  readonly orderer: ScopeOrderer | undefined;
+/** The streams of one scope and the orderer that feeds them. */
+class Scope implements OrderedScope {
+  readonly sessions = new Set<HubSession>();
+  readonly orderer: ScopeOrderer;
+
+  constructor(
+    /** The scope's first stream's source: every stream of the scope reads the same rows. */
+    private readonly source: HubSession['source'],
+    private readonly fanout: FanoutQueue<HubSession, LiveEvent>,
+    ordering: OrdererSettings,
+    logger: Logger,
+  ) {
+    this.orderer = new ScopeOrderer(this, ordering, logger);
+  }
+
+  get scopeKey(): string {
+    return this.source.scopeKey;
+  }
+
+  deliver(event: LiveEvent): void {
+    this.fanout.push(this.sessions, event);
+  }
+
+  readAfter(afterSeq: number, limit: number): Promise<SourceItem[]> {
+    return this.source.readAfter(afterSeq, limit);
+  }
+
+  fillFailed(): void {
+    for (const session of [...this.sessions]) session.close('store_error');
+  }
 }
 
 /**
- * The process-wide fanout: ONE backbone subscription per channel, demultiplexed by scope key to the
- * streams of that scope, and ONE interval that drives every stream's timers, so idle streams cost a
- * map entry each, not a subscription or timer each. A room's events are put in seq order once per
- * scope ({@link ScopeOrderer}), so its streams see them in order and arm no gap timers of their own.
- * An inbox's events carry per-stream data, so each inbox stream still orders its own. Deliveries
- * go through one {@link FanoutQueue}, a slice per turn, so a crowded room never holds the event loop.
+ * The process-wide fanout, and the one way live events go: ONE backbone subscription per channel,
+ * demultiplexed by scope key to the scope's {@link ScopeOrderer}, which puts the events in seq order
+ * (filling gaps from the store) once for every stream of the scope; its deliveries go through one
+ * {@link FanoutQueue}, a slice per turn, so a crowded room never holds the event loop. ONE interval
+ * drives every stream's timers, so idle streams cost a map entry each, not a subscription or timer
+ * each. A stream that ends unregisters itself ({@link StreamHub.unregister}).
  */
 export class StreamHub {
   private readonly scopes = new Map<Channel, Map<string, Scope>>();
@@ -72,7 +102,8 @@ export class StreamHub {
   }
 
   /**
-   * Adds a stream; from the moment this resolves it receives every event of its scope published since.
+   * Adds a stream; from the moment this resolves its scope's orderer hands it every event after what
+   * it has delivered, in order (see {@link snapshotTaken} for the barrier the stream replays through).
    * @throws AppError STREAM_UNAVAILABLE when the backbone cannot be reached or the hub is draining.
    */
   async register(session: HubSession): Promise<void> {
@@ -89,23 +120,25 @@ export class StreamHub {
   }
 
   /**
-   * A registered stream read its snapshot high-water mark: the scope's first one tells the orderer
-   * where in-order delivery starts.
+   * A registered stream read its snapshot high-water mark; returns the barrier it replays through
+   * (see {@link ScopeOrderer.baseline}). The scope's first one tells the orderer where in-order
+   * delivery starts.
    */
-  snapshotTaken(session: HubSession, highWater: number): void {
-    if (!this.sessions.has(session)) return;
-    this.scopes.get(session.source.channel)?.get(session.source.scopeKey)?.orderer?.baseline(highWater);
+  snapshotTaken(session: HubSession, highWater: number): number {
+    if (!this.sessions.has(session)) return highWater;
+    return this.scopeOf(session)?.orderer.baseline(highWater) ?? highWater;
   }
 
   /**
    * A snapshot barrier for a stream that just registered, without reading the store: the seq its
    * scope's orderer has delivered through, when its scope already streams with a baseline. Every
    * event after it reaches the new stream live; everything up to it is committed, so the stream
-   * replays it. Undefined for a new scope, or a source without an orderer (inboxes): read the store.
+   * replays it. Undefined for a new scope, and for a source whose live data depends on what its
+   * snapshot read also reads (`fromLive`: an inbox reads its checkpoint): read the store.
    */
   deliveredThrough(session: HubSession): number | undefined {
-    if (!this.sessions.has(session)) return undefined;
-    return this.scopes.get(session.source.channel)?.get(session.source.scopeKey)?.orderer?.deliveredThrough;
+    if (!this.sessions.has(session) || session.source.fromLive) return undefined;
+    return this.scopeOf(session)?.orderer.deliveredThrough;
   }
 
   /** Forgets a stream; the last stream of a scope takes the scope's entry, orderer and timer with it. */
@@ -117,7 +150,7 @@ export class StreamHub {
     scope?.sessions.delete(session);
     if (scope && scope.sessions.size === 0) {
       byScope!.delete(scopeKey);
-      scope.orderer?.dispose();
+      scope.orderer.dispose();
     }
     if (this.sessions.size === 0) this.stopTicker();
   }
@@ -175,28 +208,16 @@ export class StreamHub {
     }
   }
 
+  private scopeOf(session: HubSession): Scope | undefined {
+    return this.scopes.get(session.source.channel)?.get(session.source.scopeKey);
+  }
+
   private newScope(first: HubSession): Scope {
-    const sessions = new Set<HubSession>();
-    const { source, settings } = first;
-    if (source.fromLive) return { sessions, orderer: undefined };
-    const orderer = new ScopeOrderer({
-      deliver: (event) => this.fanout.push(sessions, event),
-      // Every stream of the scope reads the same rows; the room source shares the page read.
-      readAfter: (afterSeq, limit) => source.readAfter(afterSeq, limit),
-      gapGraceMs: settings.gapGraceMs,
-      pageSize: settings.replayPageSize,
-      maxHeld: settings.maxPendingEvents,
-      logger: this.options.logger,
-      scopeKey: source.scopeKey,
-    });
-    return { sessions, orderer };
+    return new Scope(first.source, this.fanout, this.options.ordering, this.options.logger);
   }
 
   private dispatch(event: DeliveredEvent): void {
-    const scope = this.scopes.get(event.channel)?.get(event.scopeKey);
-    if (!scope) return;
-    if (scope.orderer) scope.orderer.accept(event.seq, event.data);
-    else this.fanout.push(scope.sessions, new LiveEvent(event.seq, event.data));
+    this.scopes.get(event.channel)?.get(event.scopeKey)?.orderer.accept(event.seq, event.data);
   }
 
   private deliverTo(session: HubSession, live: LiveEvent): void {

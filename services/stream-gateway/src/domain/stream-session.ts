@@ -1,14 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@chat/observability';
+import type { StreamLease } from '@chat/stream-caps';
 import type { GatewayMetrics } from '../metrics.ts';
 import { jittered } from './jitter.ts';
 import { durableFrame, handoffFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
 import { firstHeartbeatDelay, sharedHeartbeatFrame } from './heartbeat.ts';
 import type { SseOutput } from './sse-output.ts';
-import type { StreamLease } from '@chat/stream-caps';
 import type { EncodedFrame } from './encoded-frame.ts';
 import type { LiveEvent } from './live-event.ts';
-import type { SourceItem, StreamSource } from './stream-source.ts';
+import type { StreamSource } from './stream-source.ts';
 
 /** Timings and bounds of one stream. */
 export interface SessionSettings {
@@ -22,9 +22,12 @@ export interface SessionSettings {
   tokenExpiryMarginMs: number;
   /** Rows read from the store per replay or gap-fill query. @defaultValue 200 */
   replayPageSize: number;
-  /** Live events held while replaying; beyond it they are re-read from the store. @defaultValue 1000 */
+  /**
+   * Live events held by a stream while it replays, and by a scope's orderer ahead of a gap; beyond
+   * it they are read from the store. @defaultValue 1000
+   */
   maxPendingEvents: number;
-  /** Wait for a missing live event (publishers race) before reading it from the store. @defaultValue 50 */
+  /** Wait for a missing live event (publishers race) before the scope's orderer reads it from the store. @defaultValue 50 */
   gapGraceMs: number;
 }
 
@@ -83,13 +86,14 @@ function onResponseClose(this: SessionResponse): void {
 }
 
 /**
- * One open stream, which ends when its client leaves and then unregisters itself from the hub.
- * Listener first: the hub feeds `onLive` from registration on, while `prime` reads
- * the snapshot high-water mark; `begin` then replays from the store up to it, drains what arrived
- * meanwhile, and goes live. Every send goes through one rule: only seq == last + 1 is written; an
- * older seq is an overlap and dropped; a newer one is a gap, filled from the store. A room's live
- * events already come in order from the hub (one orderer per scope), so for rooms this gap rule is
- * the safety net for what the hub passes on unordered (a gap the store could not fill yet).
+ * One open stream, which writes what it is given in seq order to its client and ends when its
+ * client leaves. Listener first: the hub feeds `onLive` from registration on, while the opener reads
+ * the snapshot barrier; `begin` then replays from the store through the barrier, writes what arrived
+ * meanwhile, and goes live. Every send goes through one rule: only seq == last + 1 is written and an
+ * older seq is an overlap, dropped. While replaying, newer live events are held (at most
+ * `maxPendingEvents`; the replay reads the rest from the store). Once live, the scope's orderer hands
+ * it every event after its barrier in order, gaps already filled; a skipped seq would be a broken
+ * promise, and the stream ends rather than write past it.
  */
 export class StreamSession {
   // The fields are the session's whole per-stream state: an idle gateway holds one session per
@@ -97,20 +101,19 @@ export class StreamSession {
   readonly source: StreamSource;
   readonly output: SseOutput;
   readonly requestId: string | undefined;
+  private readonly engine: SessionEngine;
   private readonly grant: SessionGrant;
   private readonly lease: StreamLease;
-  readonly settings: SessionSettings;
-  private readonly engine: SessionEngine;
   private boundLogger: Logger | undefined;
   private lastSeq: number;
+  /** The seq the replay runs through: the snapshot barrier, raised by live events that arrive meanwhile. */
   private target: number;
-  /** Live events that arrived ahead of their turn, as ready frames. */
-  private pending: Map<number, string | EncodedFrame> | undefined;
+  /** Live events that arrived during the replay. */
+  private pending: Map<number, LiveEvent> | undefined;
   private begun = false;
-  private pumping = false;
+  private replaying = false;
   private isClosed = false;
   private rechecking = false;
-  private gapTimer: NodeJS.Timeout | undefined;
   private nextHeartbeatAt: number;
   private nextRecheckAt: number;
   private rotateAt: number;
@@ -123,11 +126,10 @@ export class StreamSession {
     this.requestId = options.requestId;
     this.grant = options.grant;
     this.lease = options.lease;
-    this.settings = options.engine.settings;
     this.lastSeq = options.afterSeq;
     this.target = options.afterSeq;
     const now = this.engine.now();
-    const { settings } = this;
+    const { settings } = this.engine;
     this.nextHeartbeatAt = now + firstHeartbeatDelay(settings.heartbeatMs);
     this.nextRecheckAt = now + jittered(settings.recheckMs, 0.2);
     this.rotateAt = now + jittered(settings.maxStreamAgeMs, 0.2);
@@ -147,42 +149,32 @@ export class StreamSession {
     return this.isClosed;
   }
 
-  /** Reads the snapshot barrier and returns it. Throws (STORE_UNAVAILABLE) before anything was sent. */
-  async prime(): Promise<number> {
-    return this.primeAt(await this.source.highWater());
-  }
-
-  /** Takes `highWater` as the snapshot barrier (one the hub already knows for the scope) and returns it. */
-  primeAt(highWater: number): number {
-    if (highWater > this.target) this.target = highWater;
-    return highWater;
+  /** Sets the snapshot barrier: the replay runs through it, and live events up to it are overlaps. */
+  replayThrough(barrier: number): void {
+    if (barrier > this.target) this.target = barrier;
   }
 
   /** Starts replay and live delivery; the response headers are out. */
   begin(): void {
     if (this.isClosed) return;
     this.begun = true;
-    void this.pump();
+    void this.replay();
   }
 
-  /** A live event of this scope from the backbone (maybe repeated, late or out of order). */
+  /** The next live event of this scope from its orderer, in seq order (maybe one this stream already has). */
   onLive(event: LiveEvent): void {
     const { seq } = event;
     if (this.isClosed || seq <= this.lastSeq) return;
-    const frame = this.source.fromLive ? this.frameOf({ seq, data: this.source.fromLive(seq, event.payload) }) : event.sharedFrame(this.source);
-    if (seq > this.target) this.target = seq;
-    if (!this.begun || this.pumping) {
-      this.hold(seq, frame);
+    if (!this.begun || this.replaying) {
+      this.hold(event);
       return;
     }
-    if (seq === this.lastSeq + 1) {
-      if (!this.sendFrame(seq, frame)) return;
-      this.flushPending();
-    } else {
-      this.hold(seq, frame);
+    if (seq !== this.lastSeq + 1) {
+      this.logger.error({ seq, lastSeq: this.lastSeq }, 'live event skips a seq; closing');
+      this.close('source_error');
+      return;
     }
-    if (this.target > this.lastSeq) this.armGapTimer();
-    else this.clearGapTimer();
+    this.sendLive(event);
   }
 
   /** Periodic work, driven by the hub's one timer: expiry, rotation, heartbeat, recheck. */
@@ -197,7 +189,7 @@ export class StreamSession {
       return;
     }
     if (now >= this.nextHeartbeatAt) {
-      this.nextHeartbeatAt = now + this.settings.heartbeatMs;
+      this.nextHeartbeatAt = now + this.engine.settings.heartbeatMs;
       if (!this.output.write(sharedHeartbeatFrame(now))) {
         this.close('slow_consumer', undefined, 'destroy');
         return;
@@ -219,7 +211,6 @@ export class StreamSession {
   close(reason: CloseReason, finalFrame?: string, ending: OutputEnding = 'end'): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    this.clearGapTimer();
     this.pending = undefined;
     const { output, engine } = this;
     // A client that is not reading would never take the final frame; drop it rather than hold the buffer.
@@ -234,22 +225,29 @@ export class StreamSession {
     engine.logger.debug({ requestId: this.requestId, scopeKey: this.source.scopeKey, reason }, 'stream closed');
   }
 
-  private hold(seq: number, frame: string | EncodedFrame): void {
-    // Beyond the bound the event is not kept: the store still has it and the pump reads it from there.
+  private hold(event: LiveEvent): void {
+    if (event.seq > this.target) this.target = event.seq;
+    // Beyond the bound the event is not kept: the store still has it and the replay reads it from there.
     this.pending ??= new Map();
-    if (this.pending.size < this.settings.maxPendingEvents) this.pending.set(seq, frame);
+    if (this.pending.size < this.engine.settings.maxPendingEvents) this.pending.set(event.seq, event);
   }
 
-  private frameOf(item: SourceItem): string {
-    return durableFrame(this.source.cursorFor(item.seq), this.source.eventName, item.data);
+  /**
+   * Writes one event from the orderer. Its frame is shared by every stream of the scope, unless the
+   * source makes live data per stream (`fromLive`) and the event came from the backbone.
+   */
+  private sendLive(event: LiveEvent): boolean {
+    const { source } = this;
+    const frame = source.fromLive && !event.fromStore ? this.frameOf(event.seq, source.fromLive(event.seq, event.payload)) : event.sharedFrame(source);
+    return this.sendFrame(event.seq, frame, event.fromStore ? 'store' : 'live');
   }
 
-  /** Writes one durable item; false (and the stream closed) when the client is too far behind. */
-  private send(item: SourceItem): boolean {
-    return this.sendFrame(item.seq, this.frameOf(item), 'store');
+  private frameOf(seq: number, data: string): string {
+    return durableFrame(this.source.cursorFor(seq), this.source.eventName, data);
   }
 
-  private sendFrame(seq: number, frame: string | EncodedFrame, from: 'store' | 'live' = 'live'): boolean {
+  /** Writes one durable event; false (and the stream closed) when the client is too far behind. */
+  private sendFrame(seq: number, frame: string | EncodedFrame, from: 'store' | 'live'): boolean {
     this.lastSeq = seq;
     this.engine.metrics.delivered(this.source.eventName, from);
     if (this.output.write(frame)) return true;
@@ -260,68 +258,54 @@ export class StreamSession {
   private flushPending(): void {
     const pending = this.pending;
     if (!pending) return;
-    for (let frame = pending.get(this.lastSeq + 1); frame !== undefined; frame = pending.get(this.lastSeq + 1)) {
-      pending.delete(this.lastSeq + 1);
-      if (!this.sendFrame(this.lastSeq + 1, frame)) return;
+    for (let event = pending.get(this.lastSeq + 1); event !== undefined; event = pending.get(this.lastSeq + 1)) {
+      pending.delete(event.seq);
+      if (!this.sendLive(event)) return;
     }
     for (const seq of pending.keys()) if (seq <= this.lastSeq) pending.delete(seq);
     if (pending.size === 0 && this.pending === pending) this.pending = undefined;
   }
 
-  private armGapTimer(): void {
-    if (this.gapTimer || this.isClosed) return;
-    this.gapTimer = setTimeout(() => {
-      this.gapTimer = undefined;
-      // One more I/O turn first: on a busy loop the missing event often already waits in the
-      // backbone's socket, and taking it is far cheaper than a store read per stream of the room.
-      setImmediate(() => void this.pump());
-    }, this.settings.gapGraceMs);
-  }
-
-  private clearGapTimer(): void {
-    if (this.gapTimer) clearTimeout(this.gapTimer);
-    this.gapTimer = undefined;
-  }
-
-  /** Sends everything up to `target`, from held live events where it can and from the store otherwise. */
-  private async pump(): Promise<void> {
-    if (this.pumping || this.isClosed || !this.begun) return;
-    this.pumping = true;
-    this.clearGapTimer();
+  /**
+   * Writes everything through `target`, from held live events where it can and from the store
+   * otherwise, a page at a time and never faster than the client reads; then the stream is live.
+   */
+  private async replay(): Promise<void> {
+    this.replaying = true;
+    const { replayPageSize } = this.engine.settings;
     try {
       while (!this.isClosed) {
         this.flushPending();
         if (this.isClosed || this.target <= this.lastSeq) break;
         await this.output.whenWritable();
         if (this.isClosed) break;
-        const items = await this.source.readAfter(this.lastSeq, this.settings.replayPageSize);
+        const items = await this.source.readAfter(this.lastSeq, replayPageSize);
         if (this.isClosed) break;
-        if (items.length === 0 || items[0]!.seq !== this.lastSeq + 1) {
-          // The store always holds what the backbone announced; if not, wait for the next event to retry.
-          this.logger.warn({ scopeKey: this.source.scopeKey, lastSeq: this.lastSeq, target: this.target }, 'store behind announced seq');
-          this.target = this.lastSeq;
-          break;
+        if (items[0]?.seq !== this.lastSeq + 1) {
+          // Everything through `target` is committed (a snapshot, or events published after their
+          // commit), so this is a store that lost or reset what it had: the client resumes later.
+          this.logger.warn({ lastSeq: this.lastSeq, target: this.target }, 'store behind the barrier of a stream; closing');
+          this.close('store_error');
+          return;
         }
         for (const item of items) {
           if (item.seq !== this.lastSeq + 1) break;
-          if (!this.send(item)) return;
+          if (!this.sendFrame(item.seq, this.frameOf(item.seq, item.data), 'store')) return;
           if (this.output.backedUp) await this.output.whenWritable();
           if (this.isClosed) return;
         }
       }
     } catch (err) {
-      this.logger.warn({ err, scopeKey: this.source.scopeKey }, 'stream replay failed; closing');
+      this.logger.warn({ err }, 'stream replay failed; closing');
       this.close('store_error');
-      return;
     } finally {
-      this.pumping = false;
+      this.replaying = false;
     }
-    if (!this.isClosed && (this.target > this.lastSeq || this.pending?.has(this.lastSeq + 1) === true)) this.armGapTimer();
   }
 
   private async recheck(now: number): Promise<void> {
     this.rechecking = true;
-    this.nextRecheckAt = now + jittered(this.settings.recheckMs, 0.2);
+    this.nextRecheckAt = now + jittered(this.engine.settings.recheckMs, 0.2);
     let verdict: 'allowed' | 'revoked' | 'unavailable';
     try {
       verdict = await this.grant.recheck();

@@ -10,7 +10,7 @@ export interface SourceItem {
 /**
  * What a stream reads from: a scope with a contiguous per-scope sequence, durable in the store and
  * announced on one backbone channel. The engine is generic over it, so room streams and inbox
- * streams share listener-first registration, replay, overlap suppression and gap filling.
+ * streams share listener-first registration, replay, overlap suppression and the scope's orderer.
  */
 export interface StreamSource {
   /** Backbone channel that announces new items of this scope. */
@@ -21,11 +21,16 @@ export interface StreamSource {
   readonly eventName: 'message' | 'notification';
   /** Highest committed seq of the scope right now (0 when empty): the snapshot barrier. */
   highWater(): Promise<number>;
-  /** Items with seq greater than `afterSeq`, oldest first, at most `limit`. The array may be shared between streams: read it, never change it. */
+  /**
+   * Items with seq greater than `afterSeq`, oldest first, at most `limit`. The array may be shared
+   * between streams: read it, never change it. The scope's orderer fills gaps through the source of
+   * the scope's first stream, and every stream of the scope sends what that read returns.
+   */
   readAfter(afterSeq: number, limit: number): Promise<SourceItem[]>;
   /**
    * The durable cursor of the item with this seq (its SSE id). It must depend on the scope and seq
-   * alone: without `fromLive`, the streams of one scope share each live event's frame.
+   * alone: the streams of one scope share the frame of each event the orderer read from the store,
+   * and without `fromLive` of every live event too.
    */
   cursorFor(seq: number): string;
   /**

@@ -1,0 +1,146 @@
+import { expect } from 'chai';
+import { EventEmitter } from 'node:events';
+import pino from 'pino';
+import type { StreamLease } from '@chat/stream-caps';
+import { EncodedFrame } from './encoded-frame.ts';
+import { LiveEvent } from './live-event.ts';
+import type { SseOutput } from './sse-output.ts';
+import { StreamSession, type CloseReason, type SessionEngine } from './stream-session.ts';
+import type { SourceItem, StreamSource } from './stream-source.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A stream on a fake scope whose store holds items 1..committed, writing into a recorded output. */
+function harness(options: { committed?: number; afterSeq?: number; maxPendingEvents?: number; inbox?: boolean } = {}) {
+  const written: Array<string | EncodedFrame> = [];
+  const reads: number[] = [];
+  const closes: CloseReason[] = [];
+  const deliveries = { store: 0, live: 0 };
+  let unregistered = 0;
+  const store = { committed: options.committed ?? 0 };
+  const response = new EventEmitter();
+  const output = {
+    response,
+    backedUp: false,
+    write: (frame: string | EncodedFrame) => written.push(frame) > 0,
+    whenWritable: async () => undefined,
+    end: () => undefined,
+    destroy: () => undefined,
+  } as unknown as SseOutput;
+  const source: StreamSource = {
+    channel: options.inbox ? 'notifications' : 'messages',
+    scopeKey: 'scope',
+    eventName: options.inbox ? 'notification' : 'message',
+    highWater: async () => store.committed,
+    async readAfter(afterSeq: number, limit: number): Promise<SourceItem[]> {
+      reads.push(afterSeq);
+      await sleep(1);
+      const items: SourceItem[] = [];
+      for (let seq = afterSeq + 1; seq <= store.committed && items.length < limit; seq++) items.push({ seq, data: `{"stored":${seq}}` });
+      return items;
+    },
+    cursorFor: (seq) => `c${seq}`,
+    ...(options.inbox ? { fromLive: (seq: number) => `{"live":${seq}}` } : {}),
+  };
+  const engine: SessionEngine = {
+    settings: { heartbeatMs: 60_000, maxStreamAgeMs: 3_600_000, recheckMs: 60_000, tokenExpiryMarginMs: 0, replayPageSize: 2, maxPendingEvents: options.maxPendingEvents ?? 100, gapGraceMs: 10 },
+    logger: pino({ level: 'silent' }),
+    now: Date.now,
+    hub: { unregister: () => (unregistered += 1) },
+    metrics: {
+      delivered: (_kind, from) => (deliveries[from] += 1),
+      streamClosed: (_kind, reason) => closes.push(reason),
+    },
+  };
+  const session = new StreamSession({
+    engine,
+    source,
+    afterSeq: options.afterSeq ?? 0,
+    grant: { expiresAt: new Date(Date.now() + 3_600_000), recheck: async () => 'allowed' },
+    lease: { release: async () => undefined } as unknown as StreamLease,
+    output,
+  });
+  const text = (frame: string | EncodedFrame) => (typeof frame === 'string' ? frame : frame.bytes.toString('utf8'));
+  return {
+    session,
+    store,
+    reads,
+    closes,
+    deliveries,
+    response,
+    written,
+    unregistered: () => unregistered,
+    /** Seq and data of every durable frame written. */
+    sent: () => written.map(text).map((f) => `${/^id: c(\d+)/.exec(f)![1]} ${/data: (.*)/.exec(f)![1]}`),
+    live: (seq: number, fromStore = false) => session.onLive(new LiveEvent(seq, fromStore ? `{"stored":${seq}}` : `{"published":${seq}}`, fromStore)),
+  };
+}
+
+describe('StreamSession: writes what it is given, in order', () => {
+  it('replays through its barrier, writes what arrived meanwhile, then writes live events as they come', async () => {
+    const h = harness({ committed: 3 });
+    h.live(4);
+    h.live(2);
+    h.session.replayThrough(3);
+    h.session.begin();
+    h.live(5);
+    await sleep(20);
+    h.live(6);
+    h.live(6);
+    h.live(3);
+    expect(h.sent()).to.deep.equal(['1 {"stored":1}', '2 {"stored":2}', '3 {"stored":3}', '4 {"published":4}', '5 {"published":5}', '6 {"published":6}']);
+    expect(h.reads).to.deep.equal([0, 2]);
+    expect(h.deliveries).to.deep.equal({ store: 3, live: 3 });
+    expect(h.closes).to.deep.equal([]);
+  });
+
+  it('holds at most maxPendingEvents while it replays, and reads the rest from the store', async () => {
+    const h = harness({ committed: 8, maxPendingEvents: 2 });
+    h.session.replayThrough(2);
+    for (const seq of [3, 4, 5, 6, 7, 8]) h.live(seq);
+    h.session.begin();
+    await sleep(30);
+    expect(h.sent().map((f) => Number(f.split(' ')[0]))).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(h.reads).to.deep.equal([0, 4, 6]);
+    h.live(9);
+    expect(h.sent().at(-1)).to.equal('9 {"published":9}');
+  });
+
+  it('closes rather than write past a skipped seq', async () => {
+    const h = harness({ afterSeq: 5, committed: 5 });
+    h.session.replayThrough(5);
+    h.session.begin();
+    await sleep(5);
+    h.live(6);
+    h.live(8);
+    h.live(7);
+    expect(h.sent().map((f) => f.split(' ')[0])).to.deep.equal(['6']);
+    expect(h.closes).to.deep.equal(['source_error']);
+    expect(h.unregistered()).to.equal(1);
+  });
+
+  it('writes an inbox event the orderer read from the store as its data, in the frame every stream of the inbox shares', async () => {
+    const h = harness({ inbox: true });
+    h.session.begin();
+    await sleep(5);
+    const filled = new LiveEvent(1, '{"stored":1}', true);
+    h.session.onLive(filled);
+    h.live(2);
+    expect(h.sent()).to.deep.equal(['1 {"stored":1}', '2 {"live":2}']);
+    expect(h.written[0]).to.be.instanceOf(EncodedFrame).and.to.equal(filled.sharedFrame(h.session.source));
+    expect(h.written[1]).to.be.a('string');
+    expect(h.deliveries).to.deep.equal({ store: 1, live: 1 });
+  });
+
+  it('ends once when its client leaves: unregisters, counts the close and stops listening to the response', async () => {
+    const h = harness();
+    expect(h.response.listenerCount('close')).to.equal(1);
+    h.response.emit('close');
+    h.response.emit('close');
+    h.session.close('shutdown');
+    expect(h.closes).to.deep.equal(['client_closed']);
+    expect(h.unregistered()).to.equal(1);
+    expect(h.response.listenerCount('close')).to.equal(0);
+    expect(h.session.closed).to.equal(true);
+  });
+});
