@@ -20,7 +20,7 @@ interface CoreClientOptions {
   serviceToken: string;
   /** Time allowed for a whole call, body included, before answering 503. @defaultValue 2000 */
   timeoutMs?: number;
-  /** The HTTP leg. @defaultValue a keep-alive HTTP/1.1 client (createCoreTransport) */
+  /** The HTTP leg. @defaultValue a keep-alive pool on undici (createCoreTransport) */
   transport?: CoreTransport;
   /**
    * Authorize calls to core in flight at once (a call unanswered after 25 ms no longer counts);

@@ -86,11 +86,6 @@ export async function writeInPieces(socket: Socket, pieces: Array<string | Buffe
   }
 }
 
-/** Every byte of `text` as its own piece. */
-export function bytesOf(text: string): Buffer[] {
-  return [...Buffer.from(text, 'latin1')].map((byte) => Buffer.from([byte]));
-}
-
 /** Polls until `condition` holds (socket closes arrive asynchronously). */
 export async function eventually(condition: () => boolean, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
