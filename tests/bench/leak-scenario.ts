@@ -67,15 +67,24 @@ async function collectGarbage(pid: number, diagnosticDir: string): Promise<void>
   }
 }
 
-/** Gauges once the gateway has let go: streams and scopes at 0 and handles steady, then garbage collected. */
+/**
+ * Seconds the gauges must hold still: longer than what the gateway keeps idle on purpose, since a
+ * burst of opens widens its pools: the database pool's idle clients (30 s, each a socket and a
+ * timer) and the core client's keep-alive connections (core's keep-alive, 5 s for dev-core).
+ */
+const STEADY_SECONDS = 32;
+
+/** Gauges once the gateway has let go: streams and scopes at 0 and handles steady for STEADY_SECONDS, then garbage collected. */
 async function settledGauges(adminUrl: string, pid: number, diagnosticDir: string, maxMs: number): Promise<GatewayGauges> {
   const deadline = Date.now() + maxMs;
   let previous = await readGauges(adminUrl, pid);
+  let steady = 0;
   for (;;) {
     await sleep(1000);
     const current = await readGauges(adminUrl, pid);
     const idle = current.streamsOpen === 0 && current.scopesOpen === 0 && current.handles === previous.handles;
-    if (idle || Date.now() > deadline) break;
+    steady = idle ? steady + 1 : 0;
+    if (steady >= STEADY_SECONDS || Date.now() > deadline) break;
     previous = current;
   }
   await collectGarbage(pid, diagnosticDir);
@@ -106,7 +115,7 @@ export async function measureStreamLeak(cluster: BenchCluster, options: { waves:
     const warm = takeStreamBranches(cluster, 1);
     await openRoomStreams(cluster, pool, { branches: warm, perRoom: 300, gatewayUrls: [url], measure: 'count', concurrency: 16 });
     await pool.closeStreams();
-    const before = await settledGauges(adminUrl, pid, diagnosticDir, 30_000);
+    const before = await settledGauges(adminUrl, pid, diagnosticDir, 90_000);
     for (let wave = 0; wave < options.waves; wave++) {
       const branches = takeStreamBranches(cluster, options.rooms);
       const open = await openRoomStreams(cluster, pool, { branches, perRoom: Math.ceil(options.perWave / options.rooms), gatewayUrls: [url], measure: 'count', concurrency: 16 });
@@ -114,7 +123,7 @@ export async function measureStreamLeak(cluster: BenchCluster, options: { waves:
       for (const [k, v] of Object.entries(open.failures)) failures[k] = (failures[k] ?? 0) + v;
       await pool.closeStreams();
     }
-    const after = await settledGauges(adminUrl, pid, diagnosticDir, 60_000);
+    const after = await settledGauges(adminUrl, pid, diagnosticDir, 120_000);
     return { streams, openFailures: failures, before, after };
   } finally {
     await pool.close();
