@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@chat/observability';
 import type { StreamLease } from '@chat/stream-caps';
-import type { GatewayMetrics } from '../metrics.ts';
 import { jittered } from './jitter.ts';
 import { durableFrame, handoffFrame, reauthorizeFrame, type ReauthorizeReason } from './sse-frame.ts';
 import { firstHeartbeatDelay, sharedHeartbeatFrame } from './heartbeat.ts';
@@ -58,7 +57,13 @@ export interface SessionEngine {
   readonly now: () => number;
   /** Where the session is registered; it unregisters itself there when it ends. */
   readonly hub: { unregister(session: StreamSession): void };
-  readonly metrics: Pick<GatewayMetrics, 'delivered' | 'streamClosed'>;
+  /** What a session reports of itself (the gateway's metrics). */
+  readonly metrics: SessionMetrics;
+}
+
+export interface SessionMetrics {
+  streamClosed(kind: StreamSource['eventName'], reason: CloseReason): void;
+  delivered(kind: StreamSource['eventName'], from: 'store' | 'live'): void;
 }
 
 export interface StreamSessionOptions {
