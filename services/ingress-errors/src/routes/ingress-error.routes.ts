@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { errorEnvelope, newUlid, REQUEST_ID_PATTERN } from '@chat/contracts';
 import { writeJson } from '@chat/http-kit';
 import type { Logger } from '@chat/observability';
@@ -28,8 +28,7 @@ export function createIngressErrorListener(deps: { logger: Logger; registry: Reg
     labelNames: ['ingress_status', 'status'],
     registers: [deps.registry],
   });
-  return (req, res) => {
-    req.resume();
+  const respond = (req: IncomingMessage, res: ServerResponse): void => {
     const forwarded = header(req, 'x-request-id');
     const requestId = forwarded !== undefined && REQUEST_ID_PATTERN.test(forwarded) ? forwarded : newUlid();
     const ingressStatus = parseIngressStatus(req.headers['x-code']);
@@ -43,4 +42,23 @@ export function createIngressErrorListener(deps: { logger: Logger; registry: Reg
     // The path only: a query may carry a cursor, which is no secret but no business of the log either.
     deps.logger.info({ requestId, ingressStatus: ingressStatus ?? 'no_endpoint', status: error.status, code: error.code, path: originalUri.split('?')[0] }, 'ingress refusal answered');
   };
+  return (req, res) => {
+    // The answer waits until the body is drained (at most BODY_DRAIN_MS): sent while body bytes are
+    // still arriving on a connection the client asked to close, the close would meet those bytes
+    // with a reset, which can destroy the answer before the client reads it.
+    let sent = false;
+    const send = () => {
+      if (sent) return;
+      sent = true;
+      clearTimeout(timer);
+      respond(req, res);
+    };
+    const timer = setTimeout(send, BODY_DRAIN_MS);
+    req.once('end', send);
+    req.once('error', send);
+    req.resume();
+  };
 }
+
+/** How long an answer waits for the request's body to be drained; the ingress buffers bodies, so it is seldom more than a few ms. */
+const BODY_DRAIN_MS = 1000;
