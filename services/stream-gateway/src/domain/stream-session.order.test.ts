@@ -10,6 +10,18 @@ import type { SourceItem, StreamSource } from './stream-source.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits until `condition` holds: the session's store reads finish on timers, which a busy machine delays. */
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(2);
+  }
+}
+
+/** Whether the session has finished its replay (its last store read answered). */
+const replayed = (session: StreamSession) => !(session as unknown as { replaying: boolean }).replaying;
+
 /** A stream on a fake scope whose store holds items 1..committed, writing into a recorded output. */
 function harness(options: { committed?: number; afterSeq?: number; maxPendingEvents?: number; inbox?: boolean } = {}) {
   const written: Array<string | EncodedFrame> = [];
@@ -84,7 +96,7 @@ describe('StreamSession: writes what it is given, in order', () => {
     h.session.replayThrough(3);
     h.session.begin();
     h.live(5);
-    await sleep(20);
+    await until(() => h.sent().length === 5 && replayed(h.session));
     h.live(6);
     h.live(6);
     h.live(3);
@@ -99,7 +111,7 @@ describe('StreamSession: writes what it is given, in order', () => {
     h.session.replayThrough(2);
     for (const seq of [3, 4, 5, 6, 7, 8]) h.live(seq);
     h.session.begin();
-    await sleep(30);
+    await until(() => h.sent().length === 8 && replayed(h.session));
     expect(h.sent().map((f) => Number(f.split(' ')[0]))).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(h.reads).to.deep.equal([0, 4, 6]);
     h.live(9);
