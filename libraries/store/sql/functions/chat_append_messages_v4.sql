@@ -64,19 +64,19 @@ BEGIN
     SELECT b.*
     FROM json_to_recordset(batch) AS b(ord integer, rate_sender_kind text, rate_sender_id text, rate_room_key text,
       rate_window_start_ms bigint, rate_limit integer, rate_held boolean)
-    WHERE b.rate_room_key IS NOT NULL AND b.rate_held IS NOT TRUE
+    WHERE b.rate_room_key IS NOT NULL
     ORDER BY b.rate_sender_kind COLLATE "C", b.rate_sender_id COLLATE "C", b.rate_room_key COLLATE "C", b.ord
   LOOP
-    IF chat_take_append_rate_unit(item.rate_sender_kind, item.rate_sender_id, item.rate_room_key,
+    IF item.rate_held IS TRUE THEN
+      -- Taken by the item's hold step: it counts as taken, and is not taken again.
+      counted := counted || item.ord;
+    ELSIF chat_take_append_rate_unit(item.rate_sender_kind, item.rate_sender_id, item.rate_room_key,
         item.rate_window_start_ms, item.rate_limit) THEN
       counted := counted || item.ord;
     ELSE
       refused := refused || item.ord;
     END IF;
   END LOOP;
-
-  SELECT counted || coalesce(array_agg(b.ord), '{}') INTO counted
-    FROM json_to_recordset(batch) AS b(ord integer, rate_held boolean) WHERE b.rate_held;
 
   FOR item IN
     SELECT b.*
