@@ -9,6 +9,7 @@ const KEY_B = 'b'.repeat(32) + '-cursor-secret-two';
 const REPO = '01J9ZQ3V0C6M4WB7X8Y9Z0ABCD';
 const ROOM: CursorBinding = { kind: 'room', roomId: '01J9ZQ3V0C6M4WB7X8Y9Z0ROOM' };
 const INBOX: CursorBinding = { kind: 'inbox', repositoryId: REPO, principalKind: 'human', principalId: 'u_alice' };
+const FEED: CursorBinding = { kind: 'feed', principalKind: 'human', principalId: 'u_alice' };
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 function expectInvalid(run: () => unknown, label = ''): void {
@@ -28,7 +29,7 @@ describe('CursorCodec', () => {
 
   it('round-trips positions, including 0 and Number.MAX_SAFE_INTEGER', () => {
     for (const position of [0, 1, 255, 256, 2 ** 32, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER]) {
-      for (const scope of [ROOM, INBOX]) {
+      for (const scope of [ROOM, INBOX, FEED]) {
         const cursor = codec.encode(scope, position);
         expect(cursor).to.match(/^[A-Za-z0-9_-]+$/).and.have.length(CURSOR_LENGTH);
         expect(codec.decode(scope, cursor)).to.equal(position);
@@ -74,6 +75,38 @@ describe('CursorCodec', () => {
     // Even when the scope strings could be made to look alike, the kind byte differs.
     const room: CursorBinding = { kind: 'room', roomId: `${REPO}:human:u_alice` };
     expectInvalid(() => codec.decode(INBOX, codec.encode(room, 1)));
+  });
+
+  it('rejects a feed cursor of another principal: other id or principal kind', () => {
+    const cursor = codec.encode(FEED, 42);
+    const others: CursorBinding[] = [
+      { ...FEED, principalId: 'u_bob' },
+      { ...FEED, principalKind: 'bot' },
+    ];
+    for (const scope of others) expectInvalid(() => codec.decode(scope, cursor), JSON.stringify(scope));
+    expect(codec.decode(FEED, cursor)).to.equal(42);
+  });
+
+  it('rejects feed cursors in an inbox or room and inbox or room cursors in a feed', () => {
+    const aliceInbox = { kind: 'inbox', repositoryId: REPO, principalKind: 'human', principalId: 'u_alice' } as const;
+    expectInvalid(() => codec.decode(aliceInbox, codec.encode(FEED, 1)));
+    expectInvalid(() => codec.decode(ROOM, codec.encode(FEED, 1)));
+    expectInvalid(() => codec.decode(FEED, codec.encode(aliceInbox, 1)));
+    expectInvalid(() => codec.decode(FEED, codec.encode(ROOM, 1)));
+    // A room whose id spells the feed's scope string still differs by the kind byte.
+    const lookalike: CursorBinding = { kind: 'room', roomId: 'human:u_alice' };
+    expectInvalid(() => codec.decode(FEED, codec.encode(lookalike, 1)));
+    expectInvalid(() => codec.decode(lookalike, codec.encode(FEED, 1)));
+  });
+
+  it('rejects a feed cursor whose kind byte is rewritten to another kind', () => {
+    const bytes = Buffer.from(codec.encode(FEED, 5), 'base64url');
+    for (const kindByte of [1, 2]) {
+      const edited = Buffer.from(bytes);
+      edited[1] = kindByte;
+      expectInvalid(() => codec.decode(INBOX, edited.toString('base64url')));
+      expectInvalid(() => codec.decode(ROOM, edited.toString('base64url')));
+    }
   });
 
   it('rejects cursors signed with an unknown key (forgery)', () => {
@@ -163,10 +196,10 @@ describe('CursorCodec', () => {
       fc.record({ op: fc.constant('delete' as const), at: fc.nat(), ch: fc.constant('') }),
       fc.record({ op: fc.constant('flip' as const), at: fc.nat(), ch: fc.integer({ min: 1, max: 255 }).map(String) }),
     );
-    const scopes: CursorBinding[] = [ROOM, INBOX];
+    const scopes: CursorBinding[] = [ROOM, INBOX, FEED];
     let runs = 0;
     fc.assert(
-      fc.property(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), (position, s, ops) => {
+      fc.property(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: 2 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), (position, s, ops) => {
         const scope = scopes[s]!;
         const original = codec.encode(scope, position);
         let text = original;
@@ -184,6 +217,7 @@ describe('CursorCodec', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.base64String(), fc.stringMatching(/^[A-Za-z0-9_-]{36}$/)), (text) => {
         expectInvalid(() => codec.decode(ROOM, text));
+        expectInvalid(() => codec.decode(FEED, text));
       }),
       { numRuns: 3_000 },
     );

@@ -4,7 +4,9 @@ import { AppError } from './errors.ts';
 /** What a cursor is bound to. The scope is not in the cursor; the MAC binds it. */
 export type CursorBinding =
   | { kind: 'room'; roomId: string }
-  | { kind: 'inbox'; repositoryId: string; principalKind: 'human' | 'bot'; principalId: string };
+  | { kind: 'inbox'; repositoryId: string; principalKind: 'human' | 'bot'; principalId: string }
+  /** A principal's feed: its notifications across every repository, in feed order. */
+  | { kind: 'feed'; principalKind: 'human' | 'bot'; principalId: string };
 
 /** Cursor secrets. `current` signs; `current` and every `previous` key verify (rotation). */
 interface CursorKeys {
@@ -18,7 +20,7 @@ interface CursorKeys {
 const MIN_CURSOR_SECRET_LENGTH = 32;
 
 const VERSION = 1;
-const KIND_BYTE = { room: 1, inbox: 2 } as const;
+const KIND_BYTE = { room: 1, inbox: 2, feed: 3 } as const;
 const HEADER_BYTES = 3; // version, kind, key id
 const POSITION_BYTES = 8;
 const MAC_BYTES = 16;
@@ -41,11 +43,19 @@ function toKey(secret: unknown): CursorKey {
   return { id: createHash('sha256').update(bytes).digest()[0]!, secret: bytes };
 }
 
-/** The string the MAC binds a cursor to: `room:<roomId>` or `inbox:<repositoryId>:<principalKind>:<principalId>`. */
+/**
+ * The string the MAC binds a cursor to: `room:<roomId>`, `inbox:<repositoryId>:<principalKind>:<principalId>`
+ * or `feed:<principalKind>:<principalId>`.
+ */
 function cursorScopeString(scope: CursorBinding): string {
-  return scope.kind === 'room'
-    ? `room:${scope.roomId}`
-    : `inbox:${scope.repositoryId}:${scope.principalKind}:${scope.principalId}`;
+  switch (scope.kind) {
+    case 'room':
+      return `room:${scope.roomId}`;
+    case 'inbox':
+      return `inbox:${scope.repositoryId}:${scope.principalKind}:${scope.principalId}`;
+    case 'feed':
+      return `feed:${scope.principalKind}:${scope.principalId}`;
+  }
 }
 
 function invalid(): AppError {

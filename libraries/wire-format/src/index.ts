@@ -1,5 +1,6 @@
 export { toMessageResponse, messageJson } from './message.wire.ts';
 export {
+  feedCursorBinding,
   inboxCursorBinding,
   parseStoredNotification,
   storedNotificationJson,

@@ -6,6 +6,14 @@ export function inboxCursorBinding(owner: InboxOwner): Extract<CursorBinding, { 
   return { kind: 'inbox', repositoryId: owner.repositoryId, principalKind: owner.principalKind, principalId: owner.principalId };
 }
 
+/** The cursor scope of a principal's feed: its cursors work for that principal's feed only. */
+export function feedCursorBinding(principal: {
+  principalKind: 'human' | 'bot';
+  principalId: string;
+}): Extract<CursorBinding, { kind: 'feed' }> {
+  return { kind: 'feed', principalKind: principal.principalKind, principalId: principal.principalId };
+}
+
 /**
  * The stored form of a notification (spec: Notification). It is the outbox payload of the
  * `notifications` channel; readers add `cursor` and `acknowledged` with `toNotificationResponse`.

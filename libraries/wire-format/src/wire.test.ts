@@ -2,7 +2,7 @@ import type { MessageRow, NotificationRow } from '@chat/store';
 import { expect } from 'chai';
 import { messageJson, toMessageResponse } from './message.wire.ts';
 import { storedMessageEvents } from './message-events.ts';
-import { inboxCursorBinding, parseStoredNotification, storedNotificationJson, toNotificationResponse, withInboxPosition } from './notification.wire.ts';
+import { feedCursorBinding, inboxCursorBinding, parseStoredNotification, storedNotificationJson, toNotificationResponse, withInboxPosition } from './notification.wire.ts';
 
 const row: MessageRow = {
   roomId: 'R1',
@@ -81,6 +81,15 @@ describe('the wire format', () => {
     expect(inboxCursorBinding({ repositoryId: 'P1', principalKind: 'bot', principalId: 'b_ci' })).to.deep.equal({
       kind: 'inbox',
       repositoryId: 'P1',
+      principalKind: 'bot',
+      principalId: 'b_ci',
+    });
+  });
+
+  it('binds feed cursors to one principal, whatever else the argument holds', () => {
+    const inboxOwner = { repositoryId: 'P1', principalKind: 'bot', principalId: 'b_ci' } as const;
+    expect(feedCursorBinding(inboxOwner)).to.deep.equal({
+      kind: 'feed',
       principalKind: 'bot',
       principalId: 'b_ci',
     });
