@@ -1,6 +1,7 @@
 import { AppError } from '@chat/contracts';
 import type { AuthorizationAction } from './core-contract.schema.ts';
 import type { CallOptions, CoreClient } from './core-client.ts';
+import { corePrincipalOf } from './core-principal.ts';
 import type { VerifiedPrincipal } from './verified-principal.ts';
 
 /** The attribution fields a message stores (spec section 2), all from one core decision. */
@@ -39,10 +40,7 @@ export async function authorizeScope(
 ): Promise<ScopeAuthorization> {
   const decision = await core.authorize(
     {
-      principal:
-        principal.kind === 'bot'
-          ? { kind: 'bot', id: principal.id, credentialId: principal.credentialId, ...(principal.tokenId === undefined ? {} : { tokenId: principal.tokenId }) }
-          : { kind: 'user', id: principal.id, tokenId: principal.tokenId, clientId: principal.clientId },
+      principal: corePrincipalOf(principal),
       repositoryId: scope.repositoryId,
       ...(scope.branchId === undefined ? {} : { branchId: scope.branchId }),
       action: scope.action,

@@ -7,10 +7,13 @@ import { PrincipalShares } from './principal-shares.ts';
 import {
   authorizationDecisionSchema,
   mentionResolutionSchema,
+  repositoryListingSchema,
   type AuthorizationDecision,
   type AuthorizationRequest,
   type MentionResolution,
   type MentionResolutionRequest,
+  type RepositoryListing,
+  type RepositoryListingRequest,
 } from './core-contract.schema.ts';
 
 interface CoreClientOptions {
@@ -39,7 +42,7 @@ interface CoreClientOptions {
   observe?: (operation: CoreOperation, seconds: number, outcome: 'ok' | 'error') => void;
 }
 
-export type CoreOperation = 'authorize' | 'resolveMentions' | 'ping';
+export type CoreOperation = 'authorize' | 'resolveMentions' | 'listRepositories' | 'ping';
 
 export interface CallOptions {
   /** Passed to core as `X-Request-Id` so both sides' logs line up. */
@@ -55,12 +58,25 @@ export interface CoreClient {
    * author's: core answers them alike), AUTHORIZATION_UNAVAILABLE when core cannot answer.
    */
   resolveMentions(input: MentionResolutionRequest, options?: CallOptions): Promise<MentionResolution>;
+  /**
+   * Asks core, live, for the repositories the principal may read (its discovery call), or whether
+   * its token or credential is refused (`principal_invalid`). Throws AUTHORIZATION_UNAVAILABLE when
+   * core cannot answer.
+   */
+  listRepositories(input: RepositoryListingRequest, options?: CallOptions): Promise<RepositoryListing>;
   /** Readiness probe: core's key set answers. Throws AUTHORIZATION_UNAVAILABLE otherwise. */
   ping(): Promise<void>;
 }
 
 /** Answers larger than this are not something core sends; they are treated as garbage. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * A discovery answer names every repository a principal may read: about 70 bytes each, so 10,000
+ * repositories (a bot installed across a large forge) take some 700 KB; this leaves room for several
+ * times that.
+ */
+const MAX_LISTING_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** The batch answer's frame; each decision is validated on its own, so a bad one fails only its caller. */
 const authorizeBatchAnswerSchema = z.object({ decisions: z.array(z.unknown()) });
@@ -85,7 +101,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
   const transport = options.transport ?? createCoreTransport();
   const serviceAuthorization = `Bearer ${options.serviceToken}`;
 
-  async function post(url: URL, body: unknown, headers: Record<string, string>): Promise<CoreResponse> {
+  async function post(url: URL, body: unknown, headers: Record<string, string>, maxResponseBytes = MAX_RESPONSE_BYTES): Promise<CoreResponse> {
     try {
       const response = await transport.send(url, {
         method: 'POST',
@@ -97,7 +113,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
         },
         body: JSON.stringify(body),
         timeoutMs,
-        maxResponseBytes: MAX_RESPONSE_BYTES,
+        maxResponseBytes,
       });
       const { text } = response;
       let parsed: unknown;
@@ -183,6 +199,13 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
       return resolution;
     },
 
+    // Shares the principal's bound with its authorizations: one token cannot flood core with either.
+    listRepositories: (input, callOptions) =>
+      shares.run(`${input.principal.kind}:${input.principal.id}`, async () => {
+        const response = await post(endpoints.principalRepositories, input, requestHeaders(callOptions), MAX_LISTING_RESPONSE_BYTES);
+        return validated(repositoryListingSchema, response, 'repository listing');
+      }),
+
     async ping() {
       try {
         const response = await transport.send(endpoints.marketplaceJwks, { method: 'GET', timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES });
@@ -195,6 +218,7 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
   return {
     authorize: (input, callOptions) => observed('authorize', () => client.authorize(input, callOptions)),
     resolveMentions: (input, callOptions) => observed('resolveMentions', () => client.resolveMentions(input, callOptions)),
+    listRepositories: (input, callOptions) => observed('listRepositories', () => client.listRepositories(input, callOptions)),
     ping: () => observed('ping', () => client.ping()),
   };
 }

@@ -5,15 +5,17 @@ import { z } from 'zod';
 const authorizationActionSchema = z.enum(['read', 'write']);
 export type AuthorizationAction = z.infer<typeof authorizationActionSchema>;
 
+/**
+ * The caller, as core is told it. `tokenId` is the bearer token's `jti` (always for a user, when
+ * present for a bot), `clientId` a user token's `client_id`, `credentialId` a bot token's `cid`: core
+ * refuses a revoked token, an uninstalled app's token or a revoked credential as `principal_invalid`.
+ */
+export type CorePrincipal =
+  | { kind: 'user'; id: string; tokenId: string; clientId: string }
+  | { kind: 'bot'; id: string; credentialId: string; tokenId?: string };
+
 export interface AuthorizationRequest {
-  /**
-   * The caller. `tokenId` is the bearer token's `jti` (always for a user, when present for a bot),
-   * `clientId` a user token's `client_id`, `credentialId` a bot token's `cid`: core refuses a revoked
-   * token, an uninstalled app's token or a revoked credential as `principal_invalid`.
-   */
-  principal:
-    | { kind: 'user'; id: string; tokenId: string; clientId: string }
-    | { kind: 'bot'; id: string; credentialId: string; tokenId?: string };
+  principal: CorePrincipal;
   repositoryId: string;
   branchId?: string;
   action: AuthorizationAction;
@@ -62,3 +64,22 @@ export const mentionResolutionSchema = z.object({
   targets: z.array(mentionTargetSchema.extend({ valid: z.boolean() })),
 });
 export type MentionResolution = z.infer<typeof mentionResolutionSchema>;
+
+/** A discovery call: the repositories where `principal` may `action` (core answers `read` only). */
+export interface RepositoryListingRequest {
+  principal: CorePrincipal;
+  action: 'read';
+}
+
+/**
+ * Core's discovery answer: every repository the principal may read, archived ones `sealed`, or
+ * `principal_invalid` for a revoked token or credential. Unknown extra properties are dropped.
+ */
+export const repositoryListingSchema = z.discriminatedUnion('decision', [
+  z.object({
+    decision: z.literal('allow'),
+    repositories: z.array(z.object({ repositoryId: idSchema, scopeState: z.enum(['active', 'sealed']) })),
+  }),
+  z.object({ decision: z.literal('principal_invalid') }),
+]);
+export type RepositoryListing = z.infer<typeof repositoryListingSchema>;

@@ -10,6 +10,7 @@ interface CoreEndpoints {
   authorize: URL;
   authorizeBatch: URL;
   resolveMentions: URL;
+  principalRepositories: URL;
 }
 
 /** Derives every core address chat uses from core's base URL. */
@@ -23,5 +24,6 @@ export function coreEndpoints(coreUrl: string): CoreEndpoints {
     authorize: new URL(`${base}/internal/v1/authorize`),
     authorizeBatch: new URL(`${base}/internal/v1/authorize/batch`),
     resolveMentions: new URL(`${base}/internal/v1/mentions/resolve`),
+    principalRepositories: new URL(`${base}/internal/v1/principals/repositories`),
   };
 }

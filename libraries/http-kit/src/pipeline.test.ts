@@ -165,4 +165,86 @@ describe('the route pipeline', () => {
     const scoped: RouteTable = { service: 'scoped', services, routes: [{ method: 'GET', path: '/v1/repositories/:repositoryId/room', access: 'read', handle: () => undefined }] };
     expect(() => createRoutePipeline([scoped])).to.throw(/need an access control/);
   });
+
+  it('refuses a table with principal routes whose access control does not decide on principals', () => {
+    const decide = async () => ({});
+    const principal: RouteTable = {
+      service: 'principal',
+      services: { ...services, access: { decide } },
+      routes: [{ method: 'GET', path: '/v1/inbox', access: 'principal', handle: () => undefined }],
+    };
+    expect(() => createRoutePipeline([principal])).to.throw(/principal routes need an access control that decides on principals/);
+    expect(() => createRoutePipeline([{ ...principal, services: { ...services, access: { decide, decidePrincipal: decide } } }])).not.to.throw();
+  });
+
+  describe('access control', () => {
+    /** What the access control was asked, in order, and what the handlers were given. */
+    const asked: string[] = [];
+    const accessTable: RouteTable<{ room: string }, { readable: string[] }> = {
+      service: 'access',
+      services: {
+        ...services,
+        access: {
+          async decide(request, action) {
+            asked.push(`${action} ${request.params.repositoryId}`);
+            if (request.headers.authorization !== 'Bearer good') throw new AppError('TOKEN_REJECTED', 'no');
+            return { room: request.params.repositoryId! };
+          },
+          async decidePrincipal(request) {
+            asked.push(`principal ${request.requestId}`);
+            if (request.headers.authorization !== 'Bearer good') throw new AppError('TOKEN_REJECTED', 'no');
+            return { readable: ['r1', 'r2'] };
+          },
+        },
+      },
+      routes: [
+        { method: 'GET', path: '/v1/repositories/:repositoryId/room', access: 'read', handle: ({ room }) => ({ status: 200, body: { room } }) },
+        { method: 'POST', path: '/v1/repositories/:repositoryId/room', access: 'write', body: 'json', handle: ({ room, body }) => ({ status: 200, body: { room, body } }) },
+        { method: 'GET', path: '/v1/inbox', access: 'principal', handle: ({ readable }) => ({ status: 200, body: { readable } }) },
+        { method: 'POST', path: '/v1/inbox/acknowledgements', access: 'principal', body: 'json', handle: ({ readable, body }) => ({ status: 200, body: { readable, body } }) },
+      ],
+    };
+    let accessServer: Server;
+    let accessBase: string;
+
+    before(async () => {
+      accessServer = createServer(createRoutePipeline([accessTable]).listener).listen(0, '127.0.0.1');
+      await once(accessServer, 'listening');
+      accessBase = `http://127.0.0.1:${(accessServer.address() as AddressInfo).port}`;
+    });
+    after(() => {
+      accessServer.closeAllConnections();
+      accessServer.close();
+    });
+    beforeEach(() => {
+      asked.length = 0;
+    });
+
+    async function ask(path: string, init: RequestInit = {}) {
+      const response = await fetch(accessBase + path, init);
+      return { status: response.status, body: (await response.json()) as Record<string, any> };
+    }
+    const json = (authorization: string, body: string): RequestInit => ({ method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });
+
+    it('gives a principal route what decidePrincipal decided, and a room route what decide decided', async () => {
+      const inbox = await ask('/v1/inbox', { headers: { authorization: 'Bearer good', 'x-request-id': 'feed-1' } });
+      expect(inbox).to.deep.equal({ status: 200, body: { readable: ['r1', 'r2'] } });
+      const room = await ask('/v1/repositories/R1/room', { headers: { authorization: 'Bearer good' } });
+      expect(room).to.deep.equal({ status: 200, body: { room: 'R1' } });
+      expect(asked).to.deep.equal(['principal feed-1', 'read R1']);
+    });
+
+    it('reads a principal route\'s JSON body only once its access is decided', async () => {
+      const acknowledged = await ask('/v1/inbox/acknowledgements', json('Bearer good', '{"throughCursor":"c"}'));
+      expect(acknowledged).to.deep.equal({ status: 200, body: { readable: ['r1', 'r2'], body: { throughCursor: 'c' } } });
+      // A refused caller's malformed body is never read: the refusal is the answer.
+      const refused = await ask('/v1/inbox/acknowledgements', json('Bearer bad', '{not json'));
+      expect(refused.status).to.equal(401);
+      expect(refused.body.error.code).to.equal('TOKEN_REJECTED');
+      const unread = await ask('/v1/inbox/acknowledgements', json('Bearer good', '{not json'));
+      expect(unread.status).to.equal(400);
+      expect(asked.filter((a) => a.startsWith('principal'))).to.have.length(3);
+      expect(asked.some((a) => a.startsWith('read') || a.startsWith('write'))).to.equal(false);
+    });
+  });
 });

@@ -4,7 +4,7 @@ import { AppError } from '@chat/contracts';
 import { logWhenClosed } from './access-log.ts';
 import { readJsonBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
-import type { Route, RouteAnswer, RouteRequest, RouteServices, RouteTable, ScopedRoute } from './route.ts';
+import type { PrincipalRoute, Route, RouteAnswer, RouteRequest, RouteServices, RouteTable, ScopedRoute } from './route.ts';
 import { RouteMatcher, type RouteLookup } from './route-match.ts';
 import { writeError, writeJson } from './write.ts';
 
@@ -34,7 +34,8 @@ export interface RoutePipeline {
  * Serves the routes of `tables` (one per service in the process) through one pipeline, in this order:
  * the access log (written when the response closes), the request ID, `Cache-Control: no-store`, the
  * route (404, or 405 with `Allow`), then for a scoped route the token, the scope and core's live
- * decision, then the JSON body, then the handler, whose answer is written as JSON; every error is
+ * decision (for a principal route the token and core's live answer of what the caller may read),
+ * then the JSON body, then the handler, whose answer is written as JSON; every error is
  * written by {@link writeError} in the spec's envelope. A stream route's handler keeps the response;
  * the pipeline then lets go of the request's headers.
  *
@@ -49,6 +50,9 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
   for (const table of tables) {
     if (table.routes.some((route) => route.access !== 'public') && !table.services.access) {
       throw new Error(`${table.service}'s scoped routes need an access control`);
+    }
+    if (table.routes.some((route) => route.access === 'principal') && !table.services.access?.decidePrincipal) {
+      throw new Error(`${table.service}'s principal routes need an access control that decides on principals`);
     }
   }
 
@@ -73,14 +77,14 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
         throw new AppError('RESOURCE_NOT_FOUND', 'No such resource.');
       }
       const route = found.kind === 'route' ? found.compiled.route : undefined;
-      if (found.kind === 'method-not-allowed' || (method === 'HEAD' && route?.access !== 'public' && (route as ScopedRoute).stream)) {
+      if (found.kind === 'method-not-allowed' || (method === 'HEAD' && route?.access !== 'public' && (route as ScopedRoute | PrincipalRoute).stream)) {
         const allow = found.kind === 'method-not-allowed' ? found.allow : 'GET';
         res.setHeader('Allow', allow);
         throw new AppError('REQUEST_INVALID', `This path accepts only ${allow}.`, { status: 405 });
       }
       const answer = await handle(found, { req, res, requestId, services });
       if (answer) writeJson(res, answer.status, answer.body);
-      else if ((route as ScopedRoute).stream && res.headersSent) {
+      else if ((route as ScopedRoute | PrincipalRoute).stream && res.headersSent) {
         req.headers = NO_HEADERS;
         req.rawHeaders = NO_RAW_HEADERS;
       }
@@ -124,7 +128,9 @@ async function handle(
     },
   };
   if (route.access === 'public') return route.handle(request);
-  const decision = await services.access!.decide({ headers: req.headers, params, requestId }, route.access);
+  const accessRequest = { headers: req.headers, params, requestId };
+  const decision =
+    route.access === 'principal' ? await services.access!.decidePrincipal!(accessRequest) : await services.access!.decide(accessRequest, route.access);
   const body = route.body === 'json' ? await readJsonBody(req, services.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) : undefined;
   return route.handle(Object.assign(request, decision as object, { body }));
 }

@@ -1,4 +1,4 @@
-import { decideScopeAccess, type ScopeAccess } from '@chat/authz-client';
+import { decidePrincipalAccess, decideScopeAccess, type PrincipalAccess, type ScopeAccess } from '@chat/authz-client';
 import { AppError, openApiDocument } from '@chat/contracts';
 import type { AuthorizedRequest, Route, RouteTable } from '@chat/http-kit';
 
@@ -25,7 +25,7 @@ const roomOf = ({ scope, access }: ScopedRequest) => ({ scope, scopeSealed: acce
  * (an extension) for repository and branch rooms alike, the caller's inbox and its acknowledgements,
  * and the OpenAPI document. Every scoped route is authorized live by the pipeline before it runs.
  */
-export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess> {
+export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAccess> {
   const roomRoutes = (room: string): Route<ScopeAccess>[] => [
     { method: 'GET', path: room, access: 'read', handle: async (r) => ({ status: 200, body: await getRoom(deps, roomOf(r)) }) },
     {
@@ -48,7 +48,10 @@ export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess> {
     services: {
       logger: deps.logger,
       httpDuration: deps.metrics.httpDuration,
-      access: { decide: (request, action) => decideScopeAccess(deps, request, action) },
+      access: {
+        decide: (request, action) => decideScopeAccess(deps, request, action),
+        decidePrincipal: (request) => decidePrincipalAccess(deps, request),
+      },
       bodyLimitBytes: deps.limits.bodyLimitBytes,
     },
     routes: [

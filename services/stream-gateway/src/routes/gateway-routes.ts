@@ -1,4 +1,4 @@
-import { decideScopeAccess, type ScopeAccess } from '@chat/authz-client';
+import { decidePrincipalAccess, decideScopeAccess, type PrincipalAccess, type ScopeAccess } from '@chat/authz-client';
 import type { RouteTable } from '@chat/http-kit';
 import type { GatewayDeps } from '../deps.ts';
 import type { StreamHub } from '../domain/stream-hub.ts';
@@ -11,10 +11,17 @@ import { streamRoom } from './stream-room.ts';
  * the gateway is draining. The streams keep their connection; the front may serve them straight off
  * the socket (`http/stream-front.ts`).
  */
-export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable<ScopeAccess> {
+export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable<ScopeAccess, PrincipalAccess> {
   return {
     service: 'stream-gateway',
-    services: { logger: deps.logger, httpDuration: deps.engine.metrics.httpDuration, access: { decide: (request, action) => decideScopeAccess(deps, request, action) } },
+    services: {
+      logger: deps.logger,
+      httpDuration: deps.engine.metrics.httpDuration,
+      access: {
+        decide: (request, action) => decideScopeAccess(deps, request, action),
+        decidePrincipal: (request) => decidePrincipalAccess(deps, request),
+      },
+    },
     routes: [
       { method: 'GET', path: '/v1/repositories/:repositoryId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },
       { method: 'GET', path: '/v1/repositories/:repositoryId/branches/:branchId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },
