@@ -19,7 +19,19 @@ export class LiveEvent {
     readonly payload: string,
     /** Read from the store by a gap fill: the payload is already the event's data, so `fromLive` does not apply. */
     readonly fromStore = false,
+    /** The item's partition when read from the store; a live one's is read on first use ({@link partitionIn}). */
+    private partition?: string,
   ) {}
+
+  /**
+   * The partition of the event in a partitioned scope (a principal feed: its repository): read from
+   * the payload by the first stream that filters by partition, and shared by the scope's other streams,
+   * so a payload is parsed for it once. Streams that do not filter never ask.
+   */
+  partitionIn(source: Pick<StreamSource, 'partitionOf'>): string | undefined {
+    if (this.partition === undefined && !this.fromStore) this.partition = source.partitionOf?.(this.payload);
+    return this.partition;
+  }
 
   /** The encoded frame of the payload as the event's data; built once, shared by every stream of the scope. */
   sharedFrame(source: StreamSource): EncodedFrame {

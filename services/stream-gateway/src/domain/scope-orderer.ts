@@ -183,7 +183,7 @@ export class ScopeOrderer {
           if (item.seq < this.next!) continue;
           // Through the furthest event seen only: what comes after it is still on its way live, in order.
           if (item.seq !== this.next || item.seq > this.ahead) break;
-          const event = this.held?.get(item.seq) ?? new LiveEvent(item.seq, item.data, true);
+          const event = this.held?.get(item.seq) ?? new LiveEvent(item.seq, item.data, true, item.partition);
           this.held?.delete(item.seq);
           this.next = item.seq + 1;
           this.scope.deliver(event);

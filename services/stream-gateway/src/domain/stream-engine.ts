@@ -4,7 +4,7 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { SseOutput, type OutputLimits } from './sse-output.ts';
 import type { StreamHub } from './stream-hub.ts';
 import type { StreamLease } from '@chat/stream-caps';
-import { StreamSession, type SessionEngine, type SessionGrant, type SessionSettings } from './stream-session.ts';
+import { StreamSession, type PartitionFilter, type SessionEngine, type SessionGrant, type SessionSettings } from './stream-session.ts';
 import type { StreamSource } from './stream-source.ts';
 
 /** Everything the engine shares between streams of every kind; its sessions hold it as their {@link SessionEngine}. */
@@ -23,6 +23,8 @@ export interface OpenStreamInput {
   /** Last seq the client has; 0 replays from the start. */
   afterSeq: number;
   grant: SessionGrant;
+  /** A partitioned scope's per-stream filter (see {@link PartitionFilter}). */
+  filter?: PartitionFilter;
   /** Held by the caller; the session releases it when it closes (or here, when opening fails). */
   lease: StreamLease;
   requestId: string;
@@ -57,6 +59,7 @@ export async function openStream(engine: StreamEngine, input: OpenStreamInput): 
     source,
     afterSeq: input.afterSeq,
     grant: input.grant,
+    filter: input.filter,
     lease: input.lease,
     output: new SseOutput(res, engine.outputLimits),
     requestId: input.requestId,

@@ -5,7 +5,7 @@ import type { StreamLease } from '@chat/stream-caps';
 import { EncodedFrame } from './encoded-frame.ts';
 import { LiveEvent } from './live-event.ts';
 import type { SseOutput } from './sse-output.ts';
-import { StreamSession, type CloseReason, type SessionEngine } from './stream-session.ts';
+import { StreamSession, type CloseReason, type PartitionFilter, type SessionEngine } from './stream-session.ts';
 import type { SourceItem, StreamSource } from './stream-source.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,13 +23,17 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
 const replayed = (session: StreamSession) => !(session as unknown as { replaying: boolean }).replaying;
 
 /** A stream on a fake scope whose store holds items 1..committed, writing into a recorded output. */
-function harness(options: { committed?: number; afterSeq?: number; maxPendingEvents?: number; inbox?: boolean } = {}) {
+/** The partition of an item of the fake partitioned scope: its seq's parity. */
+const parityOf = (seq: number) => (seq % 2 === 0 ? 'even' : 'odd');
+
+function harness(options: { committed?: number; afterSeq?: number; maxPendingEvents?: number; inbox?: boolean; filter?: PartitionFilter } = {}) {
   const written: Array<string | EncodedFrame> = [];
   const reads: number[] = [];
   const closes: CloseReason[] = [];
   const deliveries = { store: 0, live: 0 };
   let unregistered = 0;
   const store = { committed: options.committed ?? 0 };
+  const partitionReads: string[] = [];
   const response = new EventEmitter();
   const output = {
     response,
@@ -48,11 +52,21 @@ function harness(options: { committed?: number; afterSeq?: number; maxPendingEve
       reads.push(afterSeq);
       await sleep(1);
       const items: SourceItem[] = [];
-      for (let seq = afterSeq + 1; seq <= store.committed && items.length < limit; seq++) items.push({ seq, data: `{"stored":${seq}}` });
+      for (let seq = afterSeq + 1; seq <= store.committed && items.length < limit; seq++) {
+        items.push({ seq, data: `{"stored":${seq}}`, ...(options.filter ? { partition: parityOf(seq) } : {}) });
+      }
       return items;
     },
     cursorFor: (seq) => `c${seq}`,
     ...(options.inbox ? { fromLive: (seq: number) => `{"live":${seq}}` } : {}),
+    ...(options.filter
+      ? {
+          partitionOf: (payload: string) => {
+            partitionReads.push(payload);
+            return parityOf((JSON.parse(payload) as { published: number }).published);
+          },
+        }
+      : {}),
   };
   const engine: SessionEngine = {
     settings: { heartbeatMs: 60_000, maxStreamAgeMs: 3_600_000, recheckMs: 60_000, tokenExpiryMarginMs: 0, replayPageSize: 2, maxPendingEvents: options.maxPendingEvents ?? 100, gapGraceMs: 10 },
@@ -69,6 +83,7 @@ function harness(options: { committed?: number; afterSeq?: number; maxPendingEve
     source,
     afterSeq: options.afterSeq ?? 0,
     grant: { expiresAt: new Date(Date.now() + 3_600_000), recheck: async () => 'allowed' },
+    filter: options.filter,
     lease: { release: async () => undefined } as unknown as StreamLease,
     output,
   });
@@ -77,6 +92,7 @@ function harness(options: { committed?: number; afterSeq?: number; maxPendingEve
     session,
     store,
     reads,
+    partitionReads,
     closes,
     deliveries,
     response,
@@ -142,6 +158,36 @@ describe('StreamSession: writes what it is given, in order', () => {
     expect(h.written[0]).to.be.instanceOf(EncodedFrame).and.to.equal(filled.sharedFrame(h.session.source));
     expect(h.written[1]).to.be.a('string');
     expect(h.deliveries).to.deep.equal({ store: 1, live: 1 });
+  });
+
+  it('sends only the items its filter admits, from the store and live, and moves past the others without closing; the filter may change', async () => {
+    const admitted = new Set(['odd']);
+    const filter: PartitionFilter = { admits: (partition) => partition !== undefined && admitted.has(partition) };
+    const h = harness({ committed: 4, filter });
+    const other = harness({ filter: { admits: () => true } });
+    h.session.replayThrough(4);
+    h.session.begin();
+    await until(() => h.reads.length === 2 && replayed(h.session));
+    for (const seq of [5, 6, 7]) h.live(seq);
+    const filled = new LiveEvent(8, '{"stored":8}', true, 'even');
+    h.session.onLive(filled);
+    admitted.add('even');
+    h.live(9);
+    h.live(10);
+    h.live(9);
+    expect(h.sent().map((f) => Number(f.split(' ')[0]))).to.deep.equal([1, 3, 5, 7, 9, 10]);
+    expect(h.closes).to.deep.equal([]);
+    expect(h.deliveries).to.deep.equal({ store: 2, live: 4 });
+
+    // A live event's partition is read from its payload once, for every stream of the scope.
+    other.session.begin();
+    await sleep(5);
+    const shared = new LiveEvent(1, '{"published":1}');
+    h.partitionReads.length = 0;
+    other.session.onLive(shared);
+    expect(shared.partitionIn(h.session.source)).to.equal('odd');
+    expect([...h.partitionReads, ...other.partitionReads]).to.deep.equal(['{"published":1}']);
+    expect(filled.partitionIn(h.session.source)).to.equal('even');
   });
 
   it('ends once when its client leaves: unregisters, counts the close and stops listening to the response', async () => {

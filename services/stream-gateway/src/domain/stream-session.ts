@@ -49,6 +49,15 @@ export interface SessionGrant {
   recheck(): Promise<'allowed' | 'revoked' | 'unavailable'>;
 }
 
+/**
+ * Which items of a partitioned scope a stream sends (a principal feed: those of the repositories its
+ * principal may read now). The answer may change over the stream's life (its grant's recheck); an
+ * item it refuses is passed over, never sent later.
+ */
+export interface PartitionFilter {
+  admits(partition: string | undefined): boolean;
+}
+
 /** What a session uses of the engine that opened it: one object shared by all its sessions. */
 export interface SessionEngine {
   readonly settings: SessionSettings;
@@ -72,6 +81,8 @@ export interface StreamSessionOptions {
   /** Last seq the client already has (0: replay from the start). */
   afterSeq: number;
   grant: SessionGrant;
+  /** A partitioned scope's filter: only the items it admits are sent. Absent: every item is. */
+  filter?: PartitionFilter;
   lease: StreamLease;
   output: SseOutput;
   /** The request that opened the stream, for log lines. */
@@ -108,6 +119,7 @@ export class StreamSession {
   readonly requestId: string | undefined;
   private readonly engine: SessionEngine;
   private readonly grant: SessionGrant;
+  private readonly filter: PartitionFilter | undefined;
   private readonly lease: StreamLease;
   private boundLogger: Logger | undefined;
   private lastSeq: number;
@@ -130,6 +142,7 @@ export class StreamSession {
     this.output = options.output;
     this.requestId = options.requestId;
     this.grant = options.grant;
+    this.filter = options.filter;
     this.lease = options.lease;
     this.lastSeq = options.afterSeq;
     this.target = options.afterSeq;
@@ -243,8 +256,15 @@ export class StreamSession {
    */
   private sendLive(event: LiveEvent): boolean {
     const { source } = this;
+    if (this.filter !== undefined && !this.filter.admits(event.partitionIn(source))) return this.passOver(event.seq);
     const frame = source.fromLive && !event.fromStore ? this.frameOf(event.seq, source.fromLive(event.seq, event.payload)) : event.sharedFrame(source);
     return this.sendFrame(event.seq, frame, event.fromStore ? 'store' : 'live');
+  }
+
+  /** An item the stream's filter refuses: its position moves past it, so it is never sent, and nothing is written. */
+  private passOver(seq: number): true {
+    this.lastSeq = seq;
+    return true;
   }
 
   private frameOf(seq: number, data: string): string {
@@ -295,6 +315,10 @@ export class StreamSession {
         }
         for (const item of items) {
           if (item.seq !== this.lastSeq + 1) break;
+          if (this.filter !== undefined && !this.filter.admits(item.partition)) {
+            this.passOver(item.seq);
+            continue;
+          }
           if (!this.sendFrame(item.seq, this.frameOf(item.seq, item.data), 'store')) return;
           if (this.output.backedUp) await this.output.whenWritable();
           if (this.isClosed) return;

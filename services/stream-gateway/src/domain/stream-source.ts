@@ -5,6 +5,11 @@ export interface SourceItem {
   seq: number;
   /** JSON of the event's data (a MessageResponse for rooms, a NotificationResponse for inboxes). */
   data: string;
+  /**
+   * The part of a partitioned scope the item belongs to (a principal feed's: the notification's
+   * repository), which decides per stream whether the item is sent; absent for unpartitioned scopes.
+   */
+  partition?: string;
 }
 
 /**
@@ -38,4 +43,10 @@ export interface StreamSource {
    * the stored Notification; the event carries a NotificationResponse). Absent: sent as published.
    */
   fromLive?(seq: number, payload: string): string;
+  /**
+   * The partition of a live backbone payload, for a partitioned scope (see {@link SourceItem.partition}).
+   * Read once per event for all the streams of the scope (`LiveEvent.partitionIn`), and only
+   * by streams that filter by partition.
+   */
+  partitionOf?(payload: string): string;
 }
