@@ -21,6 +21,9 @@ export interface AuthorizationRequest {
   action: AuthorizationAction;
 }
 
+/** The caller as chat names it to core, on every service call. */
+export type CorePrincipal = AuthorizationRequest['principal'];
+
 export interface AuthorizationDecision {
   decision: 'allow' | 'deny' | 'principal_invalid';
   decisionId: string;
@@ -44,17 +47,31 @@ function resolveScope(store: FixtureStore, repositoryId: string, branchId: strin
   return branch ? { repository, branch } : undefined;
 }
 
-function scopeStateOf(repository: FixtureRepository, branch: { state: string } | undefined): 'active' | 'sealed' {
+export function scopeStateOf(repository: FixtureRepository, branch: { state: string } | undefined): 'active' | 'sealed' {
   return repository.state === 'archived' || branch?.state === 'deleted' ? 'sealed' : 'active';
+}
+
+/**
+ * Whether core refuses the principal itself, whatever it asks: a user named without its token's
+ * `jti` and `client_id` (which could not be checked), a revoked token (by `jti`, or its app
+ * uninstalled), a bot whose credential is unknown, another bot's or revoked. Its token must stop
+ * working, not merely lose one permission. Authorization and discovery apply the same rules.
+ */
+export function isPrincipalInvalid(store: FixtureStore, principal: CorePrincipal): boolean {
+  if (principal.kind === 'user' && (principal.tokenId === undefined || principal.clientId === undefined)) return true;
+  if (store.isRevoked({ subjectId: principal.id, tokenId: principal.tokenId, clientId: principal.clientId })) return true;
+  if (principal.kind === 'bot') {
+    const credential = store.findBot(principal.id)?.credentials.find((c) => c.id === principal.credentialId);
+    return credential?.state !== 'active';
+  }
+  return false;
 }
 
 /**
  * Decides one request the way core does. Every refusal has the same shape (`scopeState` "active", no
  * subject) whether the repository is unknown, the branch is foreign or the principal lacks access, so a
- * caller cannot learn that a scope exists. A bot whose credential is unknown or revoked is
- * `principal_invalid`: its token must stop working, not merely lose one permission. So is a revoked
- * token (by `jti`, or its app uninstalled), checked before the scope, and a user named without its
- * token's `jti` and `client_id`, which could not be checked.
+ * caller cannot learn that a scope exists. An invalid principal ({@link isPrincipalInvalid}) is
+ * `principal_invalid`, checked before the scope.
  */
 export function decideAuthorization(store: FixtureStore, request: AuthorizationRequest): AuthorizationDecision {
   const decisionId = newUlid();
@@ -64,17 +81,10 @@ export function decideAuthorization(store: FixtureStore, request: AuthorizationR
     scopeState: 'active',
   });
   const { principal } = request;
-  if (principal.kind === 'user' && (principal.tokenId === undefined || principal.clientId === undefined)) {
-    return refusal('principal_invalid');
-  }
-  if (store.isRevoked({ subjectId: principal.id, tokenId: principal.tokenId, clientId: principal.clientId })) {
-    return refusal('principal_invalid');
-  }
+  if (isPrincipalInvalid(store, principal)) return refusal('principal_invalid');
 
   if (principal.kind === 'bot') {
-    const bot = store.findBot(principal.id);
-    const credential = bot?.credentials.find((c) => c.id === principal.credentialId);
-    if (!bot || !credential || credential.state !== 'active') return refusal('principal_invalid');
+    const bot = store.findBot(principal.id)!;
     const scope = resolveScope(store, request.repositoryId, request.branchId);
     if (!scope) return refusal('deny');
     const capability = CAPABILITY_FOR_ACTION[request.action];
@@ -87,7 +97,7 @@ export function decideAuthorization(store: FixtureStore, request: AuthorizationR
       decisionId,
       scopeState: scopeStateOf(scope.repository, scope.branch),
       subject: grant.subject,
-      botCredentialId: credential.id,
+      botCredentialId: principal.credentialId!,
       botGrantId: grant.id,
     };
   }

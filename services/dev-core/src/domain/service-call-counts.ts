@@ -1,5 +1,5 @@
 /** The service API endpoints chat calls, by the name `GET /dev/calls` reports them under. */
-export type ServiceEndpointName = 'authorize' | 'authorizeBatch' | 'resolveMentions';
+export type ServiceEndpointName = 'authorize' | 'authorizeBatch' | 'listRepositories' | 'resolveMentions';
 
 /**
  * How many calls each service endpoint received since start, whatever their answer (faults and
@@ -7,7 +7,7 @@ export type ServiceEndpointName = 'authorize' | 'authorizeBatch' | 'resolveMenti
  * The route table names the endpoint of each call.
  */
 export class ServiceCallCounts {
-  #counts: Record<ServiceEndpointName, number> = { authorize: 0, authorizeBatch: 0, resolveMentions: 0 };
+  #counts: Record<ServiceEndpointName, number> = { authorize: 0, authorizeBatch: 0, listRepositories: 0, resolveMentions: 0 };
 
   /** Counts one call to the endpoint `name`. */
   record(name: ServiceEndpointName): void {

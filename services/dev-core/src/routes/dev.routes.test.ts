@@ -197,7 +197,7 @@ describe('dev-core /dev/* and JWKS', () => {
   describe('GET /dev/calls', () => {
     it('counts the calls each service endpoint received, refused ones included', async () => {
       const before = (await call(core.url, 'GET', '/dev/calls')).body;
-      expect(Object.keys(before).sort()).to.deep.equal(['authorize', 'authorizeBatch', 'resolveMentions']);
+      expect(Object.keys(before).sort()).to.deep.equal(['authorize', 'authorizeBatch', 'listRepositories', 'resolveMentions']);
       const service = { authorization: `Bearer ${SERVICE_TOKEN}` };
       const decision = { principal: { kind: 'user', id: 'u_alice', tokenId: 'jti-u_alice', clientId: 'dev-core-demo-app' }, repositoryId: DEMO.repository, action: 'read' };
       expect((await call(core.url, 'POST', '/internal/v1/authorize', decision, service)).status).to.equal(200);
@@ -205,14 +205,16 @@ describe('dev-core /dev/* and JWKS', () => {
       const untyped = await fetch(`${core.url}/internal/v1/authorize`, { method: 'POST', headers: service, body: JSON.stringify(decision) });
       expect(untyped.status).to.equal(400);
       expect((await call(core.url, 'POST', '/internal/v1/authorize/batch', { requests: [decision] }, service)).status).to.equal(200);
+      expect((await call(core.url, 'POST', '/internal/v1/principals/repositories', { principal: decision.principal, action: 'read' }, service)).status).to.equal(200);
       expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] }, service)).status).to.equal(200);
       expect((await call(core.url, 'POST', '/internal/v1/mentions/resolve', { repositoryId: DEMO.repository, targets: [] })).status).to.equal(401);
       const after = (await call(core.url, 'GET', '/dev/calls')).body;
       expect({
         authorize: after.authorize - before.authorize,
         authorizeBatch: after.authorizeBatch - before.authorizeBatch,
+        listRepositories: after.listRepositories - before.listRepositories,
         resolveMentions: after.resolveMentions - before.resolveMentions,
-      }).to.deep.equal({ authorize: 2, authorizeBatch: 1, resolveMentions: 2 });
+      }).to.deep.equal({ authorize: 2, authorizeBatch: 1, listRepositories: 1, resolveMentions: 2 });
     });
   });
 

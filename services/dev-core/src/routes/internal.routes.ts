@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { decideAuthorization } from '../domain/authorization.ts';
 import type { DevCoreContext } from '../domain/dev-core-context.ts';
 import { resolveMentions } from '../domain/mention-resolution.ts';
+import { discoverRepositories } from '../domain/principal-repositories.ts';
 import { resourceTokenOfAuthor } from '../domain/resource-token.ts';
 import type { ServiceEndpointName } from '../domain/service-call-counts.ts';
 import { CoreRefusalError, invalid } from './http-errors.ts';
@@ -13,14 +14,16 @@ import { readJson } from './request-body.ts';
 
 const idSchema = z.string().min(1).max(128);
 
+const principalSchema = z.object({
+  kind: z.enum(['user', 'bot']),
+  id: idSchema,
+  credentialId: idSchema.optional(),
+  tokenId: idSchema.optional(),
+  clientId: idSchema.optional(),
+});
+
 const authorizeBodySchema = z.object({
-  principal: z.object({
-    kind: z.enum(['user', 'bot']),
-    id: idSchema,
-    credentialId: idSchema.optional(),
-    tokenId: idSchema.optional(),
-    clientId: idSchema.optional(),
-  }),
+  principal: principalSchema,
   repositoryId: idSchema,
   branchId: idSchema.optional(),
   action: z.enum(['read', 'write']),
@@ -35,6 +38,9 @@ const authorizeBatchBodySchema = z.object({
     .min(1)
     .max(MAX_AUTHORIZE_BATCH),
 });
+
+/** Discovery answers `read` only: where a principal may write is asked scope by scope. */
+const discoveryBodySchema = z.object({ principal: principalSchema, action: z.literal('read') });
 
 const mentionsBodySchema = z.object({
   repositoryId: idSchema,
@@ -71,8 +77,8 @@ function serviceEndpoint(ctx: DevCoreContext) {
 }
 
 /**
- * Core's service API for chat: live authorization decisions, one at a time or in a batch, and mention
- * resolution. Chat asks `authorize` on every request it serves, so it comes first in the table.
+ * Core's service API for chat: live authorization decisions, one at a time or in a batch, discovery
+ * of the repositories a principal may read, and mention resolution. Chat asks `authorize` on every request it serves, so it comes first in the table.
  */
 export function internalRoutes(ctx: DevCoreContext): PublicRoute[] {
   const endpoint = serviceEndpoint(ctx);
@@ -96,6 +102,17 @@ export function internalRoutes(ctx: DevCoreContext): PublicRoute[] {
         const body = authorizeBatchBodySchema.safeParse(raw);
         if (!body.success) throw invalid('authorization batch', body.error);
         return { status: 200, body: { decisions: body.data.requests.map(({ requestId: _requestId, ...request }) => decideAuthorization(ctx.store, request)) } };
+      }),
+    },
+    // Where a principal may read, decided as authorize decides a read on each repository.
+    {
+      method: 'POST',
+      path: '/internal/v1/principals/repositories',
+      access: 'public',
+      handle: endpoint('listRepositories', (raw) => {
+        const body = discoveryBodySchema.safeParse(raw);
+        if (!body.success) throw invalid('repository discovery request', body.error);
+        return { status: 200, body: discoverRepositories(ctx.store, body.data.principal) };
       }),
     },
     {
