@@ -202,6 +202,15 @@ describe('the route pipeline', () => {
         { method: 'POST', path: '/v1/repositories/:repositoryId/room', access: 'write', body: 'json', handle: ({ room, body }) => ({ status: 200, body: { room, body } }) },
         { method: 'GET', path: '/v1/inbox', access: 'principal', handle: ({ readable }) => ({ status: 200, body: { readable } }) },
         { method: 'POST', path: '/v1/inbox/acknowledgements', access: 'principal', body: 'json', handle: ({ readable, body }) => ({ status: 200, body: { readable, body } }) },
+        {
+          method: 'GET',
+          path: '/v1/inbox/events',
+          access: 'principal',
+          stream: true,
+          handle: ({ res, readable }) => {
+            res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${readable.join(',')}\n\n`);
+          },
+        },
       ],
     };
     let accessServer: Server;
@@ -232,6 +241,17 @@ describe('the route pipeline', () => {
       const room = await ask('/v1/repositories/R1/room', { headers: { authorization: 'Bearer good' } });
       expect(room).to.deep.equal({ status: 200, body: { room: 'R1' } });
       expect(asked).to.deep.equal(['principal feed-1', 'read R1']);
+    });
+
+    it('serves a principal stream route as a stream: the front may take it, HEAD is refused', async () => {
+      const pipeline = createRoutePipeline([accessTable]);
+      expect(pipeline.isStreamRoute('GET', '/v1/inbox/events')).to.equal(true);
+      expect(pipeline.isStreamRoute('GET', '/v1/inbox')).to.equal(false);
+      const stream = await fetch(`${accessBase}/v1/inbox/events`, { headers: { authorization: 'Bearer good' } });
+      expect(await stream.text()).to.equal('data: r1,r2\n\n');
+      const head = await fetch(`${accessBase}/v1/inbox/events`, { method: 'HEAD', headers: { authorization: 'Bearer good' } });
+      expect(head.status).to.equal(405);
+      expect(asked).to.deep.equal(['principal ' + stream.headers.get('x-request-id')]);
     });
 
     it('reads a principal route\'s JSON body only once its access is decided', async () => {
