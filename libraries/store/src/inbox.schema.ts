@@ -1,6 +1,6 @@
 /**
- * drizzle definitions of the inbox tables; they mirror `../migrations/0002_inbox.sql`, the source of
- * truth for their shape.
+ * drizzle definitions of the inbox tables; they mirror `../migrations/0002_inbox.sql` and
+ * `0009_principal_feeds.sql` (`feed_seq`), the source of truth for their shape.
  */
 import { bigint, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
@@ -40,8 +40,14 @@ export const notifications = pgTable(
     senderId: text('sender_id').notNull(),
     spans: jsonb('spans').$type<StoredSpan[]>().notNull(),
     createdAt: timestamptz('created_at').notNull(),
+    /** The notification's position in its principal's feed; null only on a row written without the feed. */
+    feedSeq: bigint('feed_seq', { mode: 'number' }),
   },
-  (t) => [primaryKey({ columns: [t.inboxKey, t.seq] }), uniqueIndex('notifications_message_idx').on(t.inboxKey, t.messageId)],
+  (t) => [
+    primaryKey({ columns: [t.inboxKey, t.seq] }),
+    uniqueIndex('notifications_message_idx').on(t.inboxKey, t.messageId),
+    uniqueIndex('notifications_feed_idx').on(t.targetKind, t.targetId, t.feedSeq),
+  ],
 );
 
 export type InboxRow = typeof inboxes.$inferSelect;

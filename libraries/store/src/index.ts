@@ -15,7 +15,18 @@ export { nextMessageId } from './monotonic-ulid.ts';
 export { loadCursorCodec } from './cursor-keys.ts';
 export { inboxKey, type InboxOwner, type InboxRepository } from './inbox.repository.ts';
 export type { InboxRow, NotificationRow, StoredSpan } from './inbox.schema.ts';
-export type { NotificationRepository, NewNotification, NotificationAppendOptions, NotificationAppendOutcome } from './notification.repository.ts';
+export type { NotificationRepository, NewNotification, NotificationAppendOptions, NotificationAppendOutcome, FeedPlacement } from './notification.repository.ts';
+export {
+  feedKey,
+  FeedCheckpointStaleError,
+  FeedPositionUnavailableError,
+  type FeedPrincipal,
+  type FeedNotificationRow,
+  type FeedAcknowledgement,
+  type FeedAcknowledgeOutcome,
+  type PrincipalFeedRepository,
+} from './principal-feed.repository.ts';
+export type { PrincipalFeedRow } from './principal-feed.schema.ts';
 export { FanoutSettledError } from './notification.repository.ts';
 export type { MentionFanoutRepository, ClaimOptions, ClaimDueOptions } from './mention-fanout.repository.ts';
 export type { MentionFanoutRow } from './mention-fanout.schema.ts';

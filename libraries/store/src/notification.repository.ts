@@ -4,6 +4,7 @@ import { inboxKey, type InboxOwner } from './inbox.repository.ts';
 import { inboxes, notifications, type InboxRow, type NotificationRow, type StoredSpan } from './inbox.schema.ts';
 import { mentionFanout } from './mention-fanout.schema.ts';
 import { nextMessageId } from './monotonic-ulid.ts';
+import { feedKey } from './principal-feed.repository.ts';
 import { rowsOf } from './sql-script.ts';
 import { storeCall } from './store-errors.ts';
 
@@ -39,17 +40,31 @@ export class FanoutSettledError extends Error {
   }
 }
 
+/** A created notification's entry in its principal's feed, and the outbox entry that carries it. */
+export interface FeedPlacement {
+  /** The feed's key: the entry's backbone scope key. */
+  feedKey: string;
+  feedSeq: number;
+  outboxId: number;
+  /** The entry's backbone data: `{"inboxSeq":<seq>,"notification":<the inbox entry's payload>}`. */
+  payload: string;
+}
+
 export type NotificationAppendOutcome =
-  | { kind: 'created'; notification: NotificationRow; inbox: InboxRow; outboxId: number }
+  /** `notification.feedSeq` is `feed.feedSeq`; `outboxId` is the inbox entry's. */
+  | { kind: 'created'; notification: NotificationRow; inbox: InboxRow; outboxId: number; feed: FeedPlacement }
   /** The message was already fanned out to this inbox: the one notification it made. */
   | { kind: 'existing'; notification: NotificationRow };
 
 export interface NotificationRepository {
   /**
    * Appends one notification atomically: the inbox (created on first use), its counters, the
-   * notification and its outbox entry commit together. Appends to an inbox are serialized on the
+   * notification, its place in the principal's feed (created on first use) and the two outbox
+   * entries, the inbox's and the feed's, commit together. Appends to an inbox are serialized on the
    * inbox row, which makes the per-inbox seq contiguous and (createdAt, notificationId) follow commit
-   * order, however many notifier processes write. At most one notification per (inbox, message).
+   * order, however many notifier processes write; appends to a principal's feed are serialized on
+   * the feed row, taken after the inbox row, which does the same for the feed seq across its
+   * inboxes. At most one notification per (inbox, message); an `existing` outcome takes no feed seq.
    */
   append(owner: InboxOwner, input: NewNotification, options: NotificationAppendOptions): Promise<NotificationAppendOutcome>;
   /** Notifications of an inbox with seq greater than `afterSeq`, oldest first (list pages, stream replay). */
@@ -144,16 +159,41 @@ async function appendInTransaction(
       if (!existing) throw new Error(`notification of ${input.messageId} in ${key} neither inserted nor found`);
       return { kind: 'existing', notification: existing } as const;
     }
-    // The inbox's counters and the outbox entry in one statement.
-    const moved = await tx.execute(sql`WITH moved AS (
+    // The inbox's counters, the feed's counter, the notification's feed seq and both outbox entries in
+    // one statement. The feed row is locked here, after the inbox row, the order every writer keeps.
+    const inboxPayload = options.outboxPayload(notification);
+    const feed = feedKey(owner);
+    const feedPayload = `{"inboxSeq":${seq},"notification":${inboxPayload}}`;
+    const placed = await tx.execute(sql`WITH moved AS (
         UPDATE inboxes SET last_seq = ${seq}, last_notification_at = ${createdAt.toISOString()}::timestamptz, last_notification_id = ${next.id}
-        WHERE inbox_key = ${key} RETURNING inbox_key)
-      INSERT INTO outbox (channel, scope_key, seq, payload)
-      SELECT 'notifications', moved.inbox_key, ${seq}, ${options.outboxPayload(notification)} FROM moved
-      RETURNING id`);
-    const [entry] = rowsOf<{ id: number | string }>(moved);
+        WHERE inbox_key = ${key} RETURNING inbox_key),
+      fed AS (
+        INSERT INTO principal_feeds (feed_key, principal_kind, principal_id, last_seq) VALUES (${feed}, ${owner.principalKind}, ${owner.principalId}, 1)
+        ON CONFLICT (feed_key) DO UPDATE SET last_seq = principal_feeds.last_seq + 1
+        RETURNING last_seq),
+      numbered AS (
+        UPDATE notifications SET feed_seq = fed.last_seq FROM fed
+        WHERE notifications.inbox_key = ${key} AND notifications.seq = ${seq} RETURNING notifications.feed_seq),
+      inbox_entry AS (
+        INSERT INTO outbox (channel, scope_key, seq, payload)
+        SELECT 'notifications', moved.inbox_key, ${seq}, ${inboxPayload} FROM moved
+        RETURNING id),
+      feed_entry AS (
+        INSERT INTO outbox (channel, scope_key, seq, payload)
+        SELECT 'notifications', ${feed}, fed.last_seq, ${feedPayload} FROM fed
+        RETURNING id)
+      SELECT inbox_entry.id AS outbox_id, numbered.feed_seq, feed_entry.id AS feed_outbox_id
+      FROM inbox_entry, numbered, feed_entry`);
+    const [entry] = rowsOf<{ outbox_id: number | string; feed_seq: number | string; feed_outbox_id: number | string }>(placed);
     if (!entry) throw new Error(`inbox ${key} vanished under its lock`);
+    const feedSeq = Number(entry.feed_seq);
     const updatedInbox: InboxRow = { ...inbox, lastSeq: seq, lastNotificationAt: createdAt, lastNotificationId: next.id };
-    return { kind: 'created', notification, inbox: updatedInbox, outboxId: Number(entry.id) } as const;
+    return {
+      kind: 'created',
+      notification: { ...notification, feedSeq },
+      inbox: updatedInbox,
+      outboxId: Number(entry.outbox_id),
+      feed: { feedKey: feed, feedSeq, outboxId: Number(entry.feed_outbox_id), payload: feedPayload },
+    } as const;
   });
 }

@@ -4,10 +4,11 @@ import { sql } from 'drizzle-orm';
 import { testTargets } from '../test/targets.ts';
 import { inboxes, notifications } from './inbox.schema.ts';
 import { mentionFanout } from './mention-fanout.schema.ts';
+import { principalFeeds } from './principal-feed.schema.ts';
 import { rowsOf } from './sql-script.ts';
 import { messages, outbox, rooms, serviceKeys } from './schema.ts';
 
-const TABLES: PgTable[] = [serviceKeys, rooms, messages, outbox, inboxes, notifications, mentionFanout];
+const TABLES: PgTable[] = [serviceKeys, rooms, messages, outbox, inboxes, notifications, principalFeeds, mentionFanout];
 
 /**
  * The SQL migrations are the source of truth for the database; the drizzle tables mirror them for

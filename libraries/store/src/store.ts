@@ -4,6 +4,7 @@ import { createMentionFanoutRepository, type MentionFanoutRepository } from './m
 import { createMessageRepository, type MessageRepository } from './message.repository.ts';
 import { createNotificationRepository, type NotificationRepository } from './notification.repository.ts';
 import { createOutboxRepository, type OutboxRepository } from './outbox.repository.ts';
+import { createPrincipalFeedRepository, type PrincipalFeedRepository } from './principal-feed.repository.ts';
 import { createRateWindowRepository, type RateWindowRepository } from './rate-window.repository.ts';
 import { createRoomRepository, type RoomRepository } from './room.repository.ts';
 import { createServiceKeyRepository, type ServiceKeyRepository } from './service-key.repository.ts';
@@ -17,6 +18,7 @@ export interface Store {
   readonly serviceKeys: ServiceKeyRepository;
   readonly inboxes: InboxRepository;
   readonly notifications: NotificationRepository;
+  readonly principalFeeds: PrincipalFeedRepository;
   readonly mentionFanout: MentionFanoutRepository;
   readonly rateWindows: RateWindowRepository;
 }
@@ -35,6 +37,7 @@ export function createStore(database: Database): Store {
     serviceKeys: createServiceKeyRepository(database.db),
     inboxes: createInboxRepository(database.db),
     notifications: createNotificationRepository(database.db),
+    principalFeeds: createPrincipalFeedRepository(database.db),
     mentionFanout: createMentionFanoutRepository(database.db),
     rateWindows,
   };
