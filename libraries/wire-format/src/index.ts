@@ -2,10 +2,12 @@ export { toMessageResponse, messageJson } from './message.wire.ts';
 export {
   feedCursorBinding,
   inboxCursorBinding,
+  parseFeedEntry,
   parseStoredNotification,
   storedNotificationJson,
   toNotificationResponse,
   withInboxPosition,
+  type FeedEntry,
 } from './notification.wire.ts';
 export {
   committedMessageEvents,

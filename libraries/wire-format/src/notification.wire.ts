@@ -56,6 +56,31 @@ export function parseStoredNotification(data: string, what: string): Notificatio
   return stored;
 }
 
+/**
+ * The data of a feed's event on the `notifications` channel (scope key `feed:<kind>:<id>`, seq the feed
+ * seq): the stored notification and its seq in its own inbox, from which its inbox cursor is made.
+ */
+export interface FeedEntry {
+  inboxSeq: number;
+  notification: Notification;
+}
+
+/** Reads the data of a feed's backbone event; throws (naming `what`) on anything else. */
+export function parseFeedEntry(data: string, what: string): FeedEntry {
+  const entry = JSON.parse(data) as FeedEntry;
+  if (
+    typeof entry !== 'object' ||
+    entry === null ||
+    !Number.isSafeInteger(entry.inboxSeq) ||
+    typeof entry.notification !== 'object' ||
+    entry.notification === null ||
+    typeof entry.notification.notificationId !== 'string'
+  ) {
+    throw new TypeError(`${what} is not a feed entry`);
+  }
+  return entry;
+}
+
 /** A notification as its stored JSON: the outbox payload and backbone data of the `notifications` channel. */
 export function storedNotificationJson(row: NotificationRow): string {
   return JSON.stringify(toStoredNotification(row));

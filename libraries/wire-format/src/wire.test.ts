@@ -2,7 +2,7 @@ import type { MessageRow, NotificationRow } from '@chat/store';
 import { expect } from 'chai';
 import { messageJson, toMessageResponse } from './message.wire.ts';
 import { storedMessageEvents } from './message-events.ts';
-import { feedCursorBinding, inboxCursorBinding, parseStoredNotification, storedNotificationJson, toNotificationResponse, withInboxPosition } from './notification.wire.ts';
+import { feedCursorBinding, inboxCursorBinding, parseFeedEntry, parseStoredNotification, storedNotificationJson, toNotificationResponse, withInboxPosition } from './notification.wire.ts';
 
 const row: MessageRow = {
   roomId: 'R1',
@@ -75,6 +75,17 @@ describe('the wire format', () => {
     expect(fromRow.endsWith(',"cursor":"C3","acknowledged":true}')).to.equal(true);
     expect(toNotificationResponse(notification, 2, 'C3').acknowledged).to.equal(false);
     expect(() => parseStoredNotification('{"x":1}', 'event 4')).to.throw(/event 4 is not a stored Notification/);
+  });
+
+  it("reads a feed's event, the stored notification with its inbox seq, into what the inbox's own event gives", () => {
+    // The data the store writes beside the inbox entry: {"inboxSeq":<seq>,"notification":<the inbox entry's data>}.
+    const data = `{"inboxSeq":${notification.seq},"notification":${storedNotificationJson(notification)}}`;
+    const entry = parseFeedEntry(data, 'feed event 9');
+    expect(entry.inboxSeq).to.equal(3);
+    expect(JSON.stringify(withInboxPosition(entry.notification, 'C3', false))).to.equal(JSON.stringify(toNotificationResponse(notification, 2, 'C3')));
+    for (const bad of ['{"x":1}', '{"inboxSeq":"3","notification":{"notificationId":"N1"}}', '{"inboxSeq":3,"notification":null}', 'null']) {
+      expect(() => parseFeedEntry(bad, 'feed event 9'), bad).to.throw(/feed event 9 is not a feed entry/);
+    }
   });
 
   it('binds inbox cursors to one principal in one repository', () => {
