@@ -15,9 +15,11 @@ describe('generated contract types', () => {
       paths: Record<string, Record<string, { operationId?: string }>>;
     };
     const ids = Object.values(contract.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
-    // The contract's eleven and the service's two history-extension operations.
-    expect(ids).to.have.length(13);
-    expect(ids).to.include.members(['listRepositoryMessageHistory', 'listBranchMessageHistory']);
+    // The contract's eleven, the service's two history-extension and three principal-inbox-extension operations.
+    expect(ids).to.have.length(16);
+    expect(ids).to.include.members([
+      'listRepositoryMessageHistory', 'listBranchMessageHistory', 'listPrincipalInbox', 'acknowledgePrincipalInbox', 'streamPrincipalInbox',
+    ]);
     for (const id of ids) expect(text).to.include(`${id}: {`);
   });
 });

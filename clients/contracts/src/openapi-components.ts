@@ -57,6 +57,11 @@ export function buildComponents(): JsonObject {
         schema: { type: 'integer', minimum: 0 },
       },
       Cursor: optionalString('query', 'cursor', 'Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID.'),
+      FeedCursor: optionalString(
+        'query',
+        'cursor',
+        'Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal\'s values give CURSOR_INVALID.',
+      ),
       Before: optionalString(
         'query',
         'before',

@@ -1,7 +1,18 @@
 import { ERROR_RESPONSES, requestIdResponseHeader, type ErrorStatus } from './openapi-components.ts';
 import { schemaRef, type JsonObject } from './openapi-schemas.ts';
 
-type OperationKind = 'room' | 'listMessages' | 'append' | 'roomStream' | 'listInbox' | 'acknowledge' | 'inboxStream' | 'listHistory';
+type OperationKind =
+  | 'room'
+  | 'listMessages'
+  | 'append'
+  | 'roomStream'
+  | 'listInbox'
+  | 'acknowledge'
+  | 'inboxStream'
+  | 'listHistory'
+  | 'listFeed'
+  | 'acknowledgeFeed'
+  | 'feedStream';
 
 interface OperationSpec {
   operationId: string;
@@ -34,12 +45,18 @@ const OPERATIONS: readonly OperationSpec[] = [
 
 /**
  * Operations beyond the contract. The contract's lists page forward only, so a client could reach
- * a room's newest message only by reading its whole history; these read a room from its newest
- * message, before or after any message, or starting at one, at the cost of one page.
+ * a room's newest message only by reading its whole history; the history operations read a room from
+ * its newest message, before or after any message, or starting at one, at the cost of one page. The
+ * contract's inbox is one per repository, so a bot installed on many repositories would hold one
+ * stream each; the principal inbox operations list, acknowledge and stream the caller's feed, its
+ * notifications in every repository it may read, in one sequence.
  */
 const EXTENSION_OPERATIONS: readonly OperationSpec[] = [
   { operationId: 'listRepositoryMessageHistory', method: 'get', path: `${REPO}/room/history`, kind: 'listHistory', branch: false, summary: 'Read the repository room from its newest message, or before, after or at a message (extension)', extension: true },
   { operationId: 'listBranchMessageHistory', method: 'get', path: `${BRANCH}/room/history`, kind: 'listHistory', branch: true, summary: 'Read a branch room from its newest message, or before, after or at a message (extension)', extension: true },
+  { operationId: 'listPrincipalInbox', method: 'get', path: '/v1/inbox', kind: 'listFeed', branch: false, summary: 'List the caller\'s notifications in every repository it may read, in feed order (extension)', extension: true },
+  { operationId: 'acknowledgePrincipalInbox', method: 'post', path: '/v1/inbox/acknowledgements', kind: 'acknowledgeFeed', branch: false, summary: 'Move the caller\'s feed checkpoint, and with it each repository inbox checkpoint (extension)', extension: true },
+  { operationId: 'streamPrincipalInbox', method: 'get', path: '/v1/inbox/events', kind: 'feedStream', branch: false, summary: 'Stream the caller\'s notifications in every repository it may read (extension)', extension: true },
 ];
 
 /** Error statuses per operation group: spec section 4, "Status codes by operation". */
@@ -52,7 +69,15 @@ const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus[]>> = 
   inboxStream: [400, 401, 403, 503],
   acknowledge: [400, 401, 403, 404, 409, 503],
   listHistory: [400, 401, 403, 503],
+  // The caller's own feed: nothing to deny; a repository it may not read is left out.
+  listFeed: [400, 401, 503],
+  acknowledgeFeed: [400, 401, 404, 409, 503],
+  feedStream: [400, 401, 503],
 };
+
+const FEED_CURSOR_INVALID =
+  'CURSOR_INVALID: not a feed cursor of the caller (forged, edited, another principal\'s, or a room or repository inbox cursor)';
+const PRINCIPAL_REJECTED = 'AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential).';
 
 // Operation-specific meanings of shared statuses; a 3.1 Reference Object may override `description`.
 const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, string>>>> = {
@@ -75,6 +100,23 @@ const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, s
     404: 'The notification is unavailable to the principal.',
     409: 'INBOX_CHECKPOINT_STALE: `expectedCursor` differs from the current checkpoint.',
   },
+  listFeed: {
+    400: `LIMIT_INVALID, or ${FEED_CURSOR_INVALID}.`,
+    401: PRINCIPAL_REJECTED,
+    503: 'AUTHORIZATION_UNAVAILABLE: core could not say which repositories the caller may read; STORE_UNAVAILABLE.',
+  },
+  acknowledgeFeed: {
+    400: `REQUEST_INVALID (not an AcknowledgeInboxRequest), or ${FEED_CURSOR_INVALID}.`,
+    401: PRINCIPAL_REJECTED,
+    404: 'No notification of the caller\'s feed is at `throughCursor`.',
+    409: 'INBOX_CHECKPOINT_STALE: `expectedCursor` differs from the feed checkpoint.',
+    503: 'AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE.',
+  },
+  feedStream: {
+    400: `CURSOR_CONFLICT (\`Last-Event-ID\` and \`cursor\` differ), or ${FEED_CURSOR_INVALID}.`,
+    401: PRINCIPAL_REJECTED,
+    503: 'STREAM_UNAVAILABLE with `Retry-After`: the caller already holds as many inbox streams as its per-principal cap allows (this stream counts as one), or the stream listener is unavailable; AUTHORIZATION_UNAVAILABLE or STORE_UNAVAILABLE: core or the store is unavailable.',
+  },
 };
 
 const SHARED_EVENTS = [
@@ -92,6 +134,15 @@ const STREAM_EVENTS = {
     { event: 'notification', id: 'durable notification cursor (valid as `cursor` on listRepositoryInbox)', data: 'NotificationResponse', meaning: 'one notification; only notification events carry durable IDs' },
     ...SHARED_EVENTS,
   ],
+  feedStream: [
+    {
+      event: 'notification',
+      id: 'durable feed cursor (valid as `cursor` on listPrincipalInbox)',
+      data: 'NotificationResponse',
+      meaning: 'one notification of a repository the caller may read, in feed order; its `cursor` is its repository inbox cursor; only notification events carry durable IDs',
+    },
+    ...SHARED_EVENTS,
+  ],
 };
 
 function jsonResponse(description: string, schemaId: string): JsonObject {
@@ -102,7 +153,7 @@ function jsonResponse(description: string, schemaId: string): JsonObject {
   };
 }
 
-function streamResponse(kind: 'roomStream' | 'inboxStream'): JsonObject {
+function streamResponse(kind: 'roomStream' | 'inboxStream' | 'feedStream'): JsonObject {
   const events = STREAM_EVENTS[kind];
   const lines = events.map((e) => `- \`${e.event}\` (SSE id: ${e.id}; data: ${e.data}): ${e.meaning}.`);
   return {
@@ -139,25 +190,37 @@ function successResponses(kind: OperationKind): JsonObject {
       return { 200: jsonResponse('A page of the caller\'s notifications, with its acknowledged checkpoint.', 'InboxPageResponse') };
     case 'acknowledge':
       return { 200: jsonResponse('The checkpoint after the acknowledgement.', 'AcknowledgeInboxResponse') };
+    case 'listFeed':
+      return {
+        200: jsonResponse(
+          'A page of the caller\'s feed after `cursor`, in feed order, leaving out notifications of repositories the caller may not read now. Each item\'s `cursor` is its own repository inbox cursor; `nextCursor` (null at the end of the feed) and `acknowledgedCursor` (null before any acknowledgement) are feed cursors.',
+          'InboxPageResponse',
+        ),
+      };
+    case 'acknowledgeFeed':
+      return { 200: jsonResponse('The feed checkpoint, a feed cursor, after the acknowledgement.', 'AcknowledgeInboxResponse') };
     case 'roomStream':
     case 'inboxStream':
+    case 'feedStream':
       return { 200: streamResponse(kind) };
   }
 }
 
 function parameters(spec: OperationSpec): JsonObject[] {
-  const names = ['RepositoryId'];
+  const names = spec.path.includes('{repositoryId}') ? ['RepositoryId'] : [];
   if (spec.branch) names.push('BranchId');
   if (spec.kind === 'listMessages' || spec.kind === 'listInbox') names.push('Limit', 'Cursor');
   if (spec.kind === 'listHistory') names.push('Limit', 'Before', 'After', 'At');
   if (spec.kind === 'roomStream' || spec.kind === 'inboxStream') names.push('LastEventId', 'Cursor');
+  if (spec.kind === 'listFeed') names.push('Limit', 'FeedCursor');
+  if (spec.kind === 'feedStream') names.push('LastEventId', 'FeedCursor');
   if (spec.kind === 'append') names.push('IdempotencyKey', 'CoreAuthorization');
   names.push('RequestId');
   return names.map((name) => ({ $ref: `#/components/parameters/${name}` }));
 }
 
 function requestBody(kind: OperationKind): JsonObject | undefined {
-  const schemaId = kind === 'append' ? 'AppendMessageRequest' : kind === 'acknowledge' ? 'AcknowledgeInboxRequest' : undefined;
+  const schemaId = kind === 'append' ? 'AppendMessageRequest' : kind === 'acknowledge' || kind === 'acknowledgeFeed' ? 'AcknowledgeInboxRequest' : undefined;
   if (schemaId === undefined) return undefined;
   return { required: true, content: { 'application/json': { schema: schemaRef(schemaId) } } };
 }
@@ -165,7 +228,7 @@ function requestBody(kind: OperationKind): JsonObject | undefined {
 function tagOf(kind: OperationKind): string {
   if (kind === 'room') return 'rooms';
   if (kind === 'listMessages' || kind === 'append' || kind === 'listHistory') return 'messages';
-  if (kind === 'roomStream' || kind === 'inboxStream') return 'streams';
+  if (kind === 'roomStream' || kind === 'inboxStream' || kind === 'feedStream') return 'streams';
   return 'inbox';
 }
 

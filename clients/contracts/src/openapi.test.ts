@@ -68,7 +68,9 @@ describe('OpenAPI document', () => {
       'streamRepositoryInbox',
     ]);
     const extensions = ops.filter(({ op }) => op['x-chat-extension'] === true);
-    expect(extensions.map(({ op }) => op.operationId)).to.have.members(['listRepositoryMessageHistory', 'listBranchMessageHistory']);
+    expect(extensions.map(({ op }) => op.operationId)).to.have.members([
+      'listRepositoryMessageHistory', 'listBranchMessageHistory', 'listPrincipalInbox', 'acknowledgePrincipalInbox', 'streamPrincipalInbox',
+    ]);
     // An extension adds paths of its own: no operation of the contract changes.
     for (const { path } of extensions) expect(ops.filter((o) => o.path === path)).to.have.length(1);
     const all = ops.map(({ op }) => op.operationId);
@@ -108,6 +110,9 @@ describe('OpenAPI document', () => {
       acknowledgeRepositoryInbox: [200, 400, 401, 403, 404, 409, 503],
       listRepositoryMessageHistory: [200, 400, 401, 403, 503],
       listBranchMessageHistory: [200, 400, 401, 403, 503],
+      listPrincipalInbox: [200, 400, 401, 503],
+      acknowledgePrincipalInbox: [200, 400, 401, 404, 409, 503],
+      streamPrincipalInbox: [200, 400, 401, 503],
     };
     for (const { op } of operations(built)) {
       expect(Object.keys(op.responses as Json).map(Number), op.operationId as string).to.deep.equal(expected[op.operationId as string]);
@@ -144,8 +149,33 @@ describe('OpenAPI document', () => {
         const ok = (op.responses as Record<string, Json>)['200']!;
         expect(Object.keys(ok.content as Json)).to.deep.equal(['text/event-stream']);
         for (const event of ['heartbeat', 'handoff', 'reauthorize']) expect(ok.description).to.include(`\`${event}\``);
-        expect(ok.description).to.include(id === 'streamRepositoryInbox' ? '`notification`' : '`message`');
+        expect(ok.description).to.include(/Inbox$/.test(id) ? '`notification`' : '`message`');
       }
+    }
+  });
+
+  it('declares the principal inbox operations on the caller\'s feed, with the spec\'s inbox bodies and feed cursors', () => {
+    const byId = new Map(operations(built).map((o) => [o.op.operationId as string, o]));
+    const list = byId.get('listPrincipalInbox')!;
+    const acknowledge = byId.get('acknowledgePrincipalInbox')!;
+    const stream = byId.get('streamPrincipalInbox')!;
+    expect([list, acknowledge, stream].map(({ method, path }) => `${method} ${path}`)).to.deep.equal([
+      'get /v1/inbox',
+      'post /v1/inbox/acknowledgements',
+      'get /v1/inbox/events',
+    ]);
+    const okSchema = (o: { op: Json }) => (((o.op.responses as Record<string, Json>)['200']!.content as Record<string, Json>)['application/json']!.schema);
+    expect(okSchema(list)).to.deep.equal({ $ref: '#/components/schemas/InboxPageResponse' });
+    expect(okSchema(acknowledge)).to.deep.equal({ $ref: '#/components/schemas/AcknowledgeInboxResponse' });
+    expect(((acknowledge.op.requestBody as Json).content as Record<string, Json>)['application/json']!.schema).to.deep.equal({
+      $ref: '#/components/schemas/AcknowledgeInboxRequest',
+    });
+    const events = (stream.op.responses as Record<string, Json>)['200']!['x-sse-events'] as Json[];
+    expect(events[0]).to.deep.include({ event: 'notification', data: { $ref: '#/components/schemas/NotificationResponse' } });
+    expect(events[0]!.id).to.include('feed cursor');
+    for (const { op } of [list, stream]) {
+      const cursor = (op.parameters as Json[]).map((p) => deref(built, p)).find((p) => p.name === 'cursor')!;
+      expect(cursor.description, op.operationId as string).to.include('feed cursor');
     }
   });
 });

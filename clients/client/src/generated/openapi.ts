@@ -3,6 +3,57 @@
  * Do not edit: run `pnpm --filter @chat/client types:generate` and commit the result.
  */
 export interface paths {
+    "/v1/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's notifications in every repository it may read, in feed order (extension) */
+        get: operations["listPrincipalInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/acknowledgements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the caller's feed checkpoint, and with it each repository inbox checkpoint (extension) */
+        post: operations["acknowledgePrincipalInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stream the caller's notifications in every repository it may read (extension) */
+        get: operations["streamPrincipalInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/repositories/{repositoryId}/branches/{branchId}/room": {
         parameters: {
             query?: never;
@@ -514,6 +565,8 @@ export interface components {
         CoreAuthorization: string;
         /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
         Cursor: string;
+        /** @description Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal's values give CURSOR_INVALID. */
+        FeedCursor: string;
         /** @description Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID. */
         IdempotencyKey: string;
         /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
@@ -538,6 +591,121 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listPrincipalInbox: {
+        parameters: {
+            query?: {
+                /** @description Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal's values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["FeedCursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's feed after `cursor`, in feed order, leaving out notifications of repositories the caller may not read now. Each item's `cursor` is its own repository inbox cursor; `nextCursor` (null at the end of the feed) and `acknowledgedCursor` (null before any acknowledgement) are feed cursors. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxPageResponse"];
+                };
+            };
+            /** @description LIMIT_INVALID, or CURSOR_INVALID: not a feed cursor of the caller (forged, edited, another principal's, or a room or repository inbox cursor). */
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description AUTHORIZATION_UNAVAILABLE: core could not say which repositories the caller may read; STORE_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acknowledgePrincipalInbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcknowledgeInboxRequest"];
+            };
+        };
+        responses: {
+            /** @description The feed checkpoint, a feed cursor, after the acknowledgement. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcknowledgeInboxResponse"];
+                };
+            };
+            /** @description REQUEST_INVALID (not an AcknowledgeInboxRequest), or CURSOR_INVALID: not a feed cursor of the caller (forged, edited, another principal's, or a room or repository inbox cursor). */
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description No notification of the caller's feed is at `throughCursor`. */
+            404: components["responses"]["NotFound"];
+            /** @description INBOX_CHECKPOINT_STALE: `expectedCursor` differs from the feed checkpoint. */
+            409: components["responses"]["Conflict"];
+            /** @description AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamPrincipalInbox: {
+        parameters: {
+            query?: {
+                /** @description Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal's values give CURSOR_INVALID. */
+                cursor?: components["parameters"]["FeedCursor"];
+            };
+            header?: {
+                /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description A text/event-stream. Events, whose `data` is one JSON document of the named component schema:
+             *     - `notification` (SSE id: durable feed cursor (valid as `cursor` on listPrincipalInbox); data: NotificationResponse): one notification of a repository the caller may read, in feed order; its `cursor` is its repository inbox cursor; only notification events carry durable IDs.
+             *     - `heartbeat` (SSE id: none; data: HeartbeatEventData): liveness signal with server time; never advances resume state.
+             *     - `handoff` (SSE id: none; data: HandoffEventData): planned server rotation (reason `stream_rotation`); reconnect from the last durable cursor.
+             *     - `reauthorize` (SSE id: none; data: ReauthorizeEventData): access changed or could not be confirmed; the server closes the stream; refresh authority before reconnecting.
+             *     No other event kinds are sent. Reconnect with the last durable cursor in `Last-Event-ID`.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description CURSOR_CONFLICT (`Last-Event-ID` and `cursor` differ), or CURSOR_INVALID: not a feed cursor of the caller (forged, edited, another principal's, or a room or repository inbox cursor). */
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description STREAM_UNAVAILABLE with `Retry-After`: the caller already holds as many inbox streams as its per-principal cap allows (this stream counts as one), or the stream listener is unavailable; AUTHORIZATION_UNAVAILABLE or STORE_UNAVAILABLE: core or the store is unavailable. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getBranchRoom: {
         parameters: {
             query?: never;
