@@ -166,6 +166,71 @@ export class GatewayHarness {
     this.core.replaceFixture(this.fixture);
   }
 
+  /**
+   * Adds a user who reads `repositoryIds`, live in dev-core. A principal's feed spans its
+   * repositories and, on the shared PostgreSQL, outlives the harness: a test of a feed takes a fresh
+   * principal.
+   */
+  addUser(repositoryIds: string[]): string {
+    const id = `u_${ulid().toLowerCase()}`;
+    this.editFixture((fixture) => {
+      fixture.users.push({ id });
+      for (const repository of fixture.repositories) if (repositoryIds.includes(repository.id)) repository.members[id] = 'read';
+    });
+    return id;
+  }
+
+  /** Removes or restores a user's read access to one repository, live in dev-core. */
+  setReader(userId: string, repositoryId: string, reads: boolean): void {
+    this.editFixture((fixture) => {
+      for (const repository of fixture.repositories) {
+        if (repository.id !== repositoryId) continue;
+        if (reads) repository.members[userId] = 'read';
+        else delete repository.members[userId];
+      }
+    });
+  }
+
+  /** Adds a bot with one active credential and an active `room:read` grant on each of `repositoryIds` (see {@link addUser}). */
+  addBot(repositoryIds: string[]): string {
+    const id = `b_${ulid().toLowerCase()}`;
+    this.editFixture((fixture) => {
+      fixture.bots.push({
+        id,
+        credentials: [{ id: `${id}_c`, state: 'active' }],
+        grants: repositoryIds.map((repositoryId, i) => ({
+          id: `${id}_g${i}`,
+          repositoryId,
+          subject: { kind: 'organization', id: 'o_acme' },
+          capabilities: ['room:read'],
+          state: 'active',
+        })),
+      });
+    });
+    return id;
+  }
+
+  /** A token of a bot made by {@link addBot}. */
+  tokenOfBot(botId: string): Promise<string> {
+    return this.core.mintToken({ type: 'bot', subjectId: botId, credentialId: `${botId}_c` });
+  }
+
+  /** Revokes or restores a bot's grants on one repository, or its credential, live in dev-core. */
+  setBotState(botId: string, change: { repositoryId: string; grant: 'active' | 'revoked' } | { credential: 'active' | 'revoked' }): void {
+    this.editFixture((fixture) => {
+      const bot = fixture.bots.find((b) => b.id === botId)!;
+      if ('credential' in change) for (const credential of bot.credentials) credential.state = change.credential;
+      else for (const grant of bot.grants) if (grant.repositoryId === change.repositoryId) grant.state = change.grant;
+    });
+  }
+
+  private editFixture(edit: (fixture: EditableFixture) => void): void {
+    const fixture = structuredClone(this.fixture) as unknown as EditableFixture;
+    edit(fixture);
+    this.fixture = fixture as unknown as Record<string, unknown>;
+    this.core.replaceFixture(this.fixture);
+  }
+
   private buildFixture(): Record<string, unknown> {
     return {
       users: [{ id: 'u_alice' }, { id: 'u_bob' }, { id: 'u_carol' }, { id: 'u_eve' }],
@@ -197,6 +262,17 @@ export class GatewayHarness {
       ],
     };
   }
+}
+
+/** The parts of the dev-core fixture the harness edits. */
+interface EditableFixture {
+  users: Array<{ id: string }>;
+  repositories: Array<{ id: string; members: Record<string, string> }>;
+  bots: Array<{
+    id: string;
+    credentials: Array<{ id: string; state: string }>;
+    grants: Array<{ id: string; repositoryId: string; subject: { kind: string; id: string }; capabilities: string[]; state: string }>;
+  }>;
 }
 
 /** The room path of a repository (and branch). */

@@ -17,6 +17,13 @@ export const bot = (repositoryId: string, principalId = 'b_ci'): InboxOwner => (
  * in one transaction), then publishes its stored form on `notifications` unless told not to.
  */
 export async function notify(h: GatewayHarness, owner: InboxOwner, options: { publish?: boolean; branchId?: string } = {}): Promise<NotificationRow> {
+  const outcome = await appendNotification(h, owner, options);
+  if (options.publish !== false) await publishNotification(h, outcome.notification);
+  return outcome.notification;
+}
+
+/** Writes one notification the way the notifier does, and publishes nothing. */
+export async function appendNotification(h: GatewayHarness, owner: InboxOwner, options: { branchId?: string } = {}) {
   const outcome = await h.gateway.deps.store.notifications.append(
     owner,
     {
@@ -33,8 +40,7 @@ export async function notify(h: GatewayHarness, owner: InboxOwner, options: { pu
     { now: new Date(), outboxPayload: storedNotificationJson },
   );
   if (outcome.kind !== 'created') throw new Error(`notification append was ${outcome.kind}`);
-  if (options.publish !== false) await publishNotification(h, outcome.notification);
-  return outcome.notification;
+  return outcome;
 }
 
 /** Publishes a committed notification the way the notifier does after commit. */

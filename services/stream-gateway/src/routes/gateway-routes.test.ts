@@ -32,6 +32,17 @@ describe('the gateway’s routes through the stream front', function () {
     expect(res!.req.rawHeaders.join('\n')).not.to.contain(token);
   });
 
+  it('holds the caller\'s inbox across repositories on its socket too', async () => {
+    const client = await openSse(h.url, '/v1/inbox/events', await h.token('u_bob'));
+    clients.push(client);
+    expect(client.response.status).to.equal(200);
+    expect(client.response.headers['connection']).to.equal('close');
+    const sessions = [...(h.gateway.hub as unknown as { sessions: Set<StreamSession> }).sessions];
+    const feed = sessions.find((s) => s.source.scopeKey === 'feed:human:u_bob');
+    expect(feed, 'the stream of the feed').not.to.equal(undefined);
+    expect(Object.getPrototypeOf(feed!.output.response) === RawStreamResponse.prototype, 'held on its socket').to.equal(true);
+  });
+
   it('serves every spelling the pipeline routes through the front: a percent-escape is answered SCOPE_INVALID, another case opens', async () => {
     const token = await h.token();
     const escaped = await openSse(h.url, `/v1/repositories/%ZZ/room/events`, token);

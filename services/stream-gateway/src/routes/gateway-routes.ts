@@ -3,13 +3,15 @@ import type { RouteTable } from '@chat/http-kit';
 import type { GatewayDeps } from '../deps.ts';
 import type { StreamHub } from '../domain/stream-hub.ts';
 import { streamInbox } from './stream-inbox.ts';
+import { streamPrincipalInbox } from './stream-principal-inbox.ts';
 import { streamRoom } from './stream-room.ts';
 
 /**
  * The gateway's routes, each declared once: the room streams, the inbox stream (all three read
- * scopes, authorized live by the pipeline before they open), and `GET /healthz`, which says whether
- * the gateway is draining. The streams keep their connection; the front may serve them straight off
- * the socket (`http/stream-front.ts`).
+ * scopes, authorized live by the pipeline before they open), the caller's inbox across repositories
+ * (`/v1/inbox/events`, an extension: the pipeline asks core which repositories the caller may read),
+ * and `GET /healthz`, which says whether the gateway is draining. The streams keep their connection;
+ * the front may serve them straight off the socket (`http/stream-front.ts`).
  */
 export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable<ScopeAccess, PrincipalAccess> {
   return {
@@ -26,6 +28,7 @@ export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable<Sco
       { method: 'GET', path: '/v1/repositories/:repositoryId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },
       { method: 'GET', path: '/v1/repositories/:repositoryId/branches/:branchId/room/events', access: 'read', stream: true, handle: (r) => streamRoom(deps, r) },
       { method: 'GET', path: '/v1/repositories/:repositoryId/inbox/events', access: 'read', stream: true, handle: (r) => streamInbox(deps, r) },
+      { method: 'GET', path: '/v1/inbox/events', access: 'principal', stream: true, handle: (r) => streamPrincipalInbox(deps, r) },
       {
         method: 'GET',
         path: '/healthz',
