@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { FeedPrincipal } from '@chat/store';
+import { principalInboxContractProblems } from '../../test/feed-contract.ts';
 import { expectedFeedNotification, feedCursorOf, notifyFeed, PRINCIPAL_INBOX_PATH, publishFeedEntry, type FedNotification } from '../../test/feed-fixture.ts';
 import { GatewayHarness, TARGETS } from '../../test/gateway-harness.ts';
 import { acknowledge, bot, human, inboxCursorOf, inboxEventsPath } from '../../test/inbox-fixture.ts';
@@ -25,9 +26,9 @@ for (const target of TARGETS) {
       engine: { heartbeatMs: 300, recheckMs: 300, tickMs: 50 },
       caps: { inboxPrincipalCap: INBOX_CAP },
     });
-    const clients: SseClient[] = [];
+    const clients: Array<SseClient & { path: string }> = [];
     const open = async (path: string, token: string | undefined, headers: Record<string, string> = {}) => {
-      const client = await openSse(h.url, path, token, headers);
+      const client = Object.assign(await openSse(h.url, path, token, headers), { path });
       clients.push(client);
       return client;
     };
@@ -46,7 +47,23 @@ for (const target of TARGETS) {
     before(() => h.start());
     after(() => h.stop());
     afterEach(() => {
-      for (const c of clients.splice(0)) c.close();
+      const opened = clients.splice(0);
+      for (const c of opened) c.close();
+      // Every answer of the operation, refusals and events alike, as the OpenAPI document describes it.
+      const problems = opened.filter((c) => c.path.startsWith(PRINCIPAL_INBOX_PATH)).flatMap((c) => principalInboxContractProblems(c));
+      expect(problems).to.deep.equal([]);
+    });
+
+    it('checks answers against the OpenAPI document (the check can fail)', () => {
+      const fake = (response: SseClient['response'], events: SseClient['events'] = []) => ({ response, events }) as unknown as SseClient;
+      expect(principalInboxContractProblems(fake({ status: 409, headers: {} }))).to.have.length(1);
+      expect(principalInboxContractProblems(fake({ status: 400, headers: {}, body: { code: 'CURSOR_INVALID' } }))).to.have.length(1);
+      const events = [
+        { event: 'notification', id: undefined, data: '{"notificationId":"x"}' },
+        { event: 'heartbeat', id: 'c1', data: '{"serverTime":"2026-01-01T00:00:00.000Z"}' },
+        { event: 'message', id: 'c2', data: '{}' },
+      ] as SseClient['events'];
+      expect(principalInboxContractProblems(fake({ status: 200, headers: {} }, events))).to.have.length(4);
     });
 
     describe('refusals before the stream opens', () => {
