@@ -1,6 +1,6 @@
 /**
  * Security item 6 on real processes: the standalone services refuse unsafe settings outside
- * development mode, and their public and admin servers close a client that never finishes its headers.
+ * development mode and placeholders of the Secret template in any mode, and their public and admin servers close a client that never finishes its headers.
  */
 import { once } from 'node:events';
 import { connect } from 'node:net';
@@ -62,6 +62,24 @@ describe('lifecycle: safe defaults outside development mode (security item 6)', 
       expect(code, log).to.equal(2);
       expect(log).to.match(/CORE_URL: plain http to a non-loopback host \(core\.example\)/);
       expect(log).not.to.contain('CORE_SERVICE_TOKEN:');
+    });
+  }
+
+  for (const [name, script] of Object.entries(SERVICES)) {
+    it(`${name}: refuses a placeholder left from the Secret template, naming the variable and not its value`, async () => {
+      const { code, log } = await runToExit(`${name}-placeholder`, script, {
+        ...base,
+        CORE_URL: 'https://core.example',
+        CORE_SERVICE_TOKEN: 'REPLACE_ME_core_service_token',
+        // Passes the 32-character check: only the placeholder refusal stops it.
+        CURSOR_SECRET: 'REPLACE_ME_with_at_least_32_random_characters',
+        // Development mode allows the public development token, never a placeholder.
+        CHAT_DEVELOPMENT_MODE: 'true',
+      });
+      expect(code, log).to.equal(2);
+      expect(log).to.match(/CORE_SERVICE_TOKEN: holds a placeholder of the Secret template \(REPLACE_ME\)/);
+      expect(log).not.to.contain('REPLACE_ME_core_service_token');
+      if (name !== 'notifier') expect(log).to.match(/CURSOR_SECRET: holds a placeholder/);
     });
   }
 

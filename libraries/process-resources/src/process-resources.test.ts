@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { newUlid } from '@chat/contracts';
 import { createLogger } from '@chat/observability';
+import { databaseTargetFor, openDatabase } from '@chat/store';
 import { openProcessResources, type ProcessResources } from './process-resources.ts';
 
 describe('process resources (the composition root)', function () {
@@ -61,5 +62,33 @@ describe('process resources (the composition root)', function () {
 
   it('names its readiness checks postgres, redis and core', () => {
     expect(resources.readinessChecks().map((c) => c.name)).to.deep.equal(['postgres', 'redis', 'core']);
+  });
+
+  it('leaves the schema alone when told a migration Job owns it (migrateOnStart false)', async () => {
+    const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    const name = `process_resources_${newUlid().toLowerCase()}`;
+    const server = await openDatabase(databaseTargetFor({ databaseUrl: serverUrl, dataDir: dataDir, poolSize: 1 }));
+    await server.exec(`CREATE DATABASE ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    try {
+      const opening = openProcessResources(
+        {
+          database: { url: url.toString(), dataDir, poolSize: 1, migrateOnStart: false },
+          redis: { url: undefined, keyPrefix: 'chat' },
+          core: { url: 'http://127.0.0.1:9', serviceToken: 'process-resources-test-service-token', timeoutMs: 500 },
+          cursor: { secret: undefined, previousSecrets: [] },
+        },
+        createLogger({ name: 'process-resources-test', level: 'silent' }),
+      );
+      // The empty database was not migrated, so the first table the process reads is missing.
+      await opening.then(
+        (opened) => opened.close().then(() => expect.fail('opened an unmigrated database')),
+        (err: Error & { cause?: Error }) => expect(`${err.message} ${err.cause?.message ?? ''}`).to.match(/relation "service_keys" does not exist/),
+      );
+    } finally {
+      await server.exec(`DROP DATABASE ${name} WITH (FORCE)`);
+      await server.close();
+    }
   });
 });

@@ -71,17 +71,20 @@ interface ProcessResourcesParts {
   ownsStorage?: boolean;
 }
 
-/** Opens (and migrates) the database, the backbone, and everything built on them, once for the process. */
+/** Opens (and, unless `database.migrateOnStart` is false, migrates) the database, the backbone, and everything built on them, once for the process. */
 export async function openProcessResources(config: ProcessResourcesConfig, logger: Logger): Promise<ProcessResources> {
   const database = await openDatabase(databaseTargetFor({ databaseUrl: config.database.url, dataDir: config.database.dataDir, poolSize: config.database.poolSize, pooler: config.database.pooler }), {
     onPgliteTemplateUnusable: (err) => logger.warn({ err }, 'no usable PGlite template: initdb initializes the data directory'),
     ...(config.dataDirLock ? { dataDirLock: config.dataDirLock } : {}),
   });
-  try {
-    await migrate(database);
-  } catch (err) {
-    await database.close();
-    throw err;
+  // Where a migration Job owns the schema (its DDL role, its lock timeout), the process only uses it.
+  if (config.database.migrateOnStart !== false) {
+    try {
+      await migrate(database);
+    } catch (err) {
+      await database.close();
+      throw err;
+    }
   }
   const redisTarget = redisTargetOf(config.redis);
   const backbone: Backbone = redisTarget

@@ -58,6 +58,9 @@ export const databaseFields = {
     .enum(['none', 'transaction'])
     .default('none')
     .describe('`transaction` when `DATABASE_URL` is a transaction-pooling proxy (PgBouncer `pool_mode = transaction`): statements go unnamed and no session setting is sent at connect (see docs/operations.md)'),
+  MIGRATE_ON_START: flag
+    .default(true)
+    .describe('`true`: the process applies pending migrations and changed SQL functions at start (advisory-locked); `false`: it leaves the schema to the migration Job and its DDL role (infra/k8s sets `false` in every Deployment)'),
 };
 
 /** Comma-separated `host:port` pairs. */

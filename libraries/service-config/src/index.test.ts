@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { assertSafeOutsideDevelopment, ConfigError, databaseConfigOf, DEVELOPMENT_SERVICE_TOKEN, parseEnv, redisConfigOf, renderConfigTable, replaceConfigTable, sharedEnvFields } from './index.ts';
+import { assertSafeOutsideDevelopment, ConfigError, databaseConfigOf, DEVELOPMENT_SERVICE_TOKEN, parseEnv, PLACEHOLDER_MARK, redisConfigOf, renderConfigTable, replaceConfigTable, sharedEnvFields } from './index.ts';
 
 describe('service configuration', () => {
   const schema = z.object(sharedEnvFields);
@@ -42,6 +42,41 @@ describe('service configuration', () => {
     expect(databaseConfigOf(parseEnv(schema, {})).pooler).to.equal('none');
     expect(databaseConfigOf(parseEnv(schema, { DATABASE_POOLER: 'transaction' })).pooler).to.equal('transaction');
     expect(() => parseEnv(schema, { DATABASE_POOLER: 'statement' })).to.throw(/DATABASE_POOLER/);
+  });
+
+  it('migrates at start unless MIGRATE_ON_START is false', () => {
+    expect(databaseConfigOf(parseEnv(schema, {})).migrateOnStart).to.equal(true);
+    expect(databaseConfigOf(parseEnv(schema, { MIGRATE_ON_START: 'false' })).migrateOnStart).to.equal(false);
+    expect(() => parseEnv(schema, { MIGRATE_ON_START: 'no' })).to.throw(ConfigError, /MIGRATE_ON_START/);
+  });
+
+  it("refuses every placeholder of the Secret template, naming each variable and never its value", () => {
+    // The values of infra/k8s/secrets/secret.example.yaml, and a bare mark.
+    const template = {
+      DATABASE_URL: 'postgres://chat:REPLACE_ME@postgres-primary.databases.svc.cluster.local:5432/chat?sslmode=require',
+      REDIS_URL: 'redis://:REPLACE_ME@redis-primary.databases.svc.cluster.local:6379',
+      CORE_SERVICE_TOKEN: 'REPLACE_ME_core_service_token',
+      CURSOR_SECRET: 'REPLACE_ME_with_at_least_32_random_characters',
+      CURSOR_SECRETS_PREVIOUS: `${'x'.repeat(32)},REPLACE_ME`,
+    };
+    let message = '';
+    try {
+      parseEnv(schema, template);
+    } catch (err) {
+      expect(err).to.be.instanceOf(ConfigError);
+      message = (err as Error).message;
+    }
+    for (const variable of Object.keys(template)) expect(message).to.contain(`${variable}: holds a placeholder of the Secret template (${PLACEHOLDER_MARK})`);
+    expect(message).not.to.contain('postgres-primary');
+    expect(message).not.to.contain('REPLACE_ME_with');
+    // Named once: the short placeholder token fails no second, schema-level message.
+    expect(message.match(/CORE_SERVICE_TOKEN:/g)).to.have.length(1);
+    expect(() => parseEnv(schema, { CORE_SERVICE_TOKEN: 'REPLACE_ME' })).to.throw(ConfigError, /^Invalid configuration: CORE_SERVICE_TOKEN: holds a placeholder/);
+  });
+
+  it('leaves a placeholder in a variable the schema does not read alone, and accepts real values', () => {
+    const env = parseEnv(schema, { SOMETHING_ELSE: 'REPLACE_ME', CURSOR_SECRET: 'r'.repeat(40), CORE_SERVICE_TOKEN: 'a-real-credential-0123456789' });
+    expect(env.CURSOR_SECRET).to.equal('r'.repeat(40));
   });
 
   it('refuses a Redis key prefix with hash-tag braces', () => {

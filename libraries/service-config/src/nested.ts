@@ -34,6 +34,12 @@ export interface DatabaseConfig {
    * @defaultValue 'none'
    */
   pooler?: DatabasePooler;
+  /**
+   * Whether the process applies pending migrations when it opens the database; `false` where a
+   * migration Job with its own DDL role owns the schema.
+   * @defaultValue true
+   */
+  migrateOnStart?: boolean;
 }
 
 /** `none`: a direct (or session-pooled) connection; `transaction`: a transaction-pooling proxy. */
@@ -85,6 +91,7 @@ export const databaseConfigOf = (e: Parsed<typeof databaseFields>): DatabaseConf
   dataDir: e.DATA_DIR,
   poolSize: e.DATABASE_POOL_SIZE,
   pooler: e.DATABASE_POOLER,
+  migrateOnStart: e.MIGRATE_ON_START,
 });
 
 /** Redis's settings; a mode or seed nodes that do not fit together fail start, naming the variables. */

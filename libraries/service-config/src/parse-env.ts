@@ -6,13 +6,37 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses the environment. On a bad value it throws a ConfigError naming every bad variable, so a
- * misconfigured pod fails at start with a message an operator can act on.
+ * What every placeholder of the Secret template (`infra/k8s/secrets/secret.example.yaml`) contains.
+ * A value that contains it was copied from the template, never set: it is refused at start, since
+ * a template value is public (a cursor key anyone can sign with, a password anyone can read).
+ */
+export const PLACEHOLDER_MARK = 'REPLACE_ME';
+
+/**
+ * The variables of `schema` whose value in `env` is a placeholder. Only the message names them:
+ * the value itself never reaches a log.
+ */
+function placeholderProblems(schema: z.ZodType, env: NodeJS.ProcessEnv): string[] {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  if (shape === undefined) return [];
+  return Object.keys(shape)
+    .filter((variable) => env[variable]?.includes(PLACEHOLDER_MARK))
+    .map((variable) => `${variable}: holds a placeholder of the Secret template (${PLACEHOLDER_MARK}); set the real value in the secret manager`);
+}
+
+/**
+ * Parses the environment. On a bad value, or a placeholder left from the Secret template, it throws
+ * a ConfigError naming every bad variable (never its value), so a misconfigured pod fails at start
+ * with a message an operator can act on.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.output<S> {
+  const placeholders = placeholderProblems(schema, env);
   const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`).join('; ');
+  if (parsed.success && placeholders.length === 0) return parsed.data;
+  const invalid = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  const named = new Set(placeholders.map((p) => p.slice(0, p.indexOf(':'))));
+  // A placeholder that also fails its schema (a short token) is named once, as a placeholder.
+  const problems = [...placeholders, ...invalid.filter((p) => !named.has(p.slice(0, p.indexOf(':'))))].join('; ');
   throw new ConfigError(`Invalid configuration: ${problems}`);
 }
 

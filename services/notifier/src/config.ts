@@ -30,6 +30,7 @@ export const NotifierEnvSchema = z.object({
   DATABASE_URL: databaseFields.DATABASE_URL.unwrap().describe(databaseFields.DATABASE_URL.description!),
   DATABASE_POOL_SIZE: databaseFields.DATABASE_POOL_SIZE,
   DATABASE_POOLER: databaseFields.DATABASE_POOLER,
+  MIGRATE_ON_START: databaseFields.MIGRATE_ON_START,
   REDIS_URL: redisFields.REDIS_URL.unwrap().describe(redisFields.REDIS_URL.description!),
   REDIS_MODE: redisFields.REDIS_MODE,
   REDIS_SEED_NODES: redisFields.REDIS_SEED_NODES,
@@ -60,7 +61,7 @@ export interface NotifierConfig {
   developmentMode: boolean;
   log: { level: string };
   admin: { host: string; port: number };
-  database: { url: string; poolSize: number; pooler: DatabasePooler };
+  database: { url: string; poolSize: number; pooler: DatabasePooler; migrateOnStart: boolean };
   redis: RedisConfig & { url: string };
   core: CoreConfig;
   notifier: NotifierSettingsInput;
@@ -73,7 +74,7 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv): NotifierConfig {
       developmentMode: developmentModeOf(e),
       log: logConfigOf(e),
       admin: { host: adminHostOf(e), port: e.NOTIFIER_ADMIN_PORT },
-      database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, pooler: e.DATABASE_POOLER },
+      database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, pooler: e.DATABASE_POOLER, migrateOnStart: e.MIGRATE_ON_START },
       redis: { ...redisConfigOf(e), url: e.REDIS_URL },
       core: coreConfigOf(e),
       notifier: {
