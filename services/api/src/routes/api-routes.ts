@@ -5,17 +5,20 @@ import type { AuthorizedRequest, Route, RouteTable } from '@chat/http-kit';
 type ScopedRequest = AuthorizedRequest<ScopeAccess>;
 import type { ApiDeps } from '../deps.ts';
 import { acknowledgeInbox } from '../domain/acknowledge-inbox.ts';
+import { acknowledgePrincipalInbox } from '../domain/acknowledge-principal-inbox.ts';
 import { appendMessage } from '../domain/append-message.ts';
 import { getRoom } from '../domain/get-room.ts';
 import { parseHistoryAnchor } from '../domain/history-query.ts';
 import { inboxOwnerOf, listInbox } from '../domain/list-inbox.ts';
 import { listMessageHistory } from '../domain/list-message-history.ts';
 import { listMessages } from '../domain/list-messages.ts';
+import { listPrincipalInbox } from '../domain/list-principal-inbox.ts';
 import { parseCursorParam, parseLimit } from '../domain/page-query.ts';
 
 const REPOSITORY_ROOM = '/v1/repositories/:repositoryId/room';
 const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
 const INBOX = '/v1/repositories/:repositoryId/inbox';
+const PRINCIPAL_INBOX = '/v1/inbox';
 
 /** The room lookup of a scoped request: its scope, and whether core calls it sealed. */
 const roomOf = ({ scope, access }: ScopedRequest) => ({ scope, scopeSealed: access.scopeState === 'sealed' });
@@ -23,7 +26,8 @@ const roomOf = ({ scope, access }: ScopedRequest) => ({ scope, scopeSealed: acce
 /**
  * The API's routes, each declared once: room metadata, message lists, appends and the history read
  * (an extension) for repository and branch rooms alike, the caller's inbox and its acknowledgements,
- * and the OpenAPI document. Every scoped route is authorized live by the pipeline before it runs.
+ * the caller's feed across repositories and its acknowledgements (an extension), and the OpenAPI
+ * document. Every scoped and principal route is authorized live by the pipeline before it runs.
  */
 export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAccess> {
   const roomRoutes = (room: string): Route<ScopeAccess>[] => [
@@ -73,6 +77,23 @@ export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAcces
         access: 'read',
         body: 'json',
         handle: async ({ principal, scope, body }) => ({ status: 200, body: await acknowledgeInbox(deps, { owner: inboxOwnerOf(principal, scope.repositoryId), body }) }),
+      },
+      // Extension: the caller's own feed, every repository core lists it as able to read now.
+      {
+        method: 'GET',
+        path: PRINCIPAL_INBOX,
+        access: 'principal',
+        handle: async ({ principal, readable, query }) => ({
+          status: 200,
+          body: await listPrincipalInbox(deps, { principal, readable, limit: parseLimit(query.limit), cursor: parseCursorParam(query.cursor) }),
+        }),
+      },
+      {
+        method: 'POST',
+        path: `${PRINCIPAL_INBOX}/acknowledgements`,
+        access: 'principal',
+        body: 'json',
+        handle: async ({ principal, body }) => ({ status: 200, body: await acknowledgePrincipalInbox(deps, { principal, body }) }),
       },
       { method: 'GET', path: '/v1/openapi.json', access: 'public', handle: () => ({ status: 200, body: openApiDocument }) },
     ],
