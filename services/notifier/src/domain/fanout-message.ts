@@ -1,7 +1,7 @@
 import type { CoreClient, MentionTarget as CoreTarget } from '@chat/authz-client';
 import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import type { MentionFanoutRow, MessageRow, NotificationRow, Store } from '@chat/store';
+import type { FeedPlacement, MentionFanoutRow, MessageRow, NotificationRow, Store } from '@chat/store';
 import { storedNotificationJson } from '@chat/wire-format';
 import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
 import { PoisonFanoutError } from './poison-fanout-error.ts';
@@ -105,20 +105,22 @@ async function targetsThatMayRead(core: CoreClient, message: MessageRow, targets
 }
 
 /**
- * Sends committed notifications to the backbone at once for low latency, then clears their outbox
- * entries. A failure only delays them: the outbox relay publishes whatever is left.
+ * Sends committed notifications to the backbone at once for low latency, each to its inbox and to its
+ * principal's feed, then clears their outbox entries. A failure only delays them: the outbox relay
+ * publishes whatever is left.
  */
-async function publishAfterCommit(deps: FanoutDeps, committed: Array<{ notification: NotificationRow; outboxId: number }>): Promise<void> {
+async function publishAfterCommit(
+  deps: FanoutDeps,
+  committed: Array<{ notification: NotificationRow; outboxId: number; feed: FeedPlacement }>,
+): Promise<void> {
   try {
     await deps.backbone.publish(
-      committed.map(({ notification }) => ({
-        channel: 'notifications' as const,
-        scopeKey: notification.inboxKey,
-        seq: notification.seq,
-        data: storedNotificationJson(notification),
-      })),
+      committed.flatMap(({ notification, feed }) => [
+        { channel: 'notifications' as const, scopeKey: notification.inboxKey, seq: notification.seq, data: storedNotificationJson(notification) },
+        { channel: 'notifications' as const, scopeKey: feed.feedKey, seq: feed.feedSeq, data: feed.payload },
+      ]),
     );
-    await deps.store.outbox.remove(committed.map((c) => c.outboxId));
+    await deps.store.outbox.remove(committed.flatMap((c) => [c.outboxId, c.feed.outboxId]));
   } catch (err) {
     deps.logger.warn({ err, messageId: committed[0]?.notification.messageId }, 'notification publish failed; the outbox relay will retry');
   }
