@@ -9,6 +9,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { PriorityClass } from 'kubernetes-models/scheduling.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 
 /** A kubernetes-models class: construct with the object, `validate()` throws on a schema violation. */
@@ -34,6 +35,7 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
   { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', model: HorizontalPodAutoscaler, clientModel: 'V2HorizontalPodAutoscaler', namespaced: true },
   { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', model: PodDisruptionBudget, clientModel: 'V1PodDisruptionBudget', namespaced: true },
   { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', model: Ingress, clientModel: 'V1Ingress', namespaced: true },
+  { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', model: PriorityClass, clientModel: 'V1PriorityClass', namespaced: false },
   { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', model: NetworkPolicy, clientModel: 'V1NetworkPolicy', namespaced: true },
 ];
 

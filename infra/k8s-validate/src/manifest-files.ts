@@ -13,20 +13,27 @@ export interface KustomizationFile {
 export interface ManifestTree {
   documents: ManifestDocument[];
   kustomizations: KustomizationFile[];
-  /** Every `.yaml`/`.yml` file other than kustomizations, relative to the root with `/` separators. */
+  /** Every `.yaml`/`.yml` file other than kustomizations and templates, relative to the root with `/` separators. */
   manifestFiles: string[];
+  /**
+   * Templates (`*.example.yaml`): checked like manifests, but applied by no kustomization (the Secret
+   * template, whose real values come from the secret manager).
+   */
+  templateFiles: string[];
   /** YAML syntax errors (duplicate keys, bad indentation, tabs, ...). */
   issues: Issue[];
 }
 
 const KUSTOMIZATION = /^kustomization\.ya?ml$/;
+/** A template: schema-checked, never listed by a kustomization. */
+export const TEMPLATE = /\.example\.ya?ml$/;
 
 /**
  * Reads every YAML file under `root`. Parsed as YAML 1.1, as the Kubernetes API machinery does, so
  * `yes`/`on` become booleans here exactly as they would in the cluster.
  */
 export async function loadManifestTree(root: string): Promise<ManifestTree> {
-  const tree: ManifestTree = { documents: [], kustomizations: [], manifestFiles: [], issues: [] };
+  const tree: ManifestTree = { documents: [], kustomizations: [], manifestFiles: [], templateFiles: [], issues: [] };
   for (const path of await yamlFiles(root)) {
     const file = relative(root, path).split(sep).join('/');
     const text = await readFile(path, 'utf8');
@@ -37,7 +44,7 @@ export async function loadManifestTree(root: string): Promise<ManifestTree> {
       const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
       tree.kustomizations.push({ file, dir, value: parsed.documents[0]?.value });
     } else {
-      tree.manifestFiles.push(file);
+      (TEMPLATE.test(name) ? tree.templateFiles : tree.manifestFiles).push(file);
       tree.documents.push(...parsed.documents);
     }
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -14,11 +14,13 @@ describe('project rules', () => {
     docs = await committedDocuments();
   });
 
-  it('refuses an unpinned image', () => {
-    const changed = withChange(docs, 'Deployment', 'api', (d) => {
-      d.spec.template.spec.containers[0].image = 'registry.example.com/repo-chat:latest';
-    });
-    expect(messages(changed)).to.include('api.yaml Deployment/api: container api image "registry.example.com/repo-chat:latest" needs a version tag or digest (not latest)');
+  it('refuses an image tag or digest on a workload: the kustomization pins the release', () => {
+    for (const image of ['registry.example.com/repo-chat:latest', `registry.example.com/repo-chat@sha256:${'a'.repeat(64)}`]) {
+      const changed = withChange(docs, 'Deployment', 'api', (d) => {
+        d.spec.template.spec.containers[0].image = image;
+      });
+      expect(messages(changed)).to.include(`api.yaml Deployment/api: container api image "${image}" must be the bare repository registry.example.com/repo-chat: the kustomization's images: pins it by digest`);
+    }
   });
 
   it('refuses a container without a memory limit', () => {
@@ -57,7 +59,7 @@ describe('project rules', () => {
     const secret = withChange(docs, 'Secret', 'repo-chat-secrets', (s) => {
       s.stringData.CORE_SERVICE_TOKEN = 'a-real-token-1234567890';
     });
-    expect(messages(secret)).to.include('secret.yaml Secret/repo-chat-secrets: stringData.CORE_SERVICE_TOKEN is not a placeholder (must contain REPLACE_ME or be empty)');
+    expect(messages(secret)).to.include('secrets/secret.example.yaml Secret/repo-chat-secrets: stringData.CORE_SERVICE_TOKEN is not a placeholder (must contain REPLACE_ME or be empty)');
     const config = withChange(docs, 'ConfigMap', 'repo-chat-config', (c) => {
       c.data.CURSOR_SECRET = 'x'.repeat(40);
     });
@@ -90,6 +92,9 @@ describe('project rules', () => {
     await writeFile(join(root, 'services/stream-gateway/package.json'), pkg('@chat/stream-gateway', { start: 'node dist/main.js' }));
     await writeFile(join(root, 'services/notifier/package.json'), pkg('@chat/notifier', { start: 'tsx src/main.ts' }));
     await writeFile(join(root, 'libraries/store/package.json'), pkg('@chat/store', {}));
+    // The docs the sizing rules read, as committed.
+    await mkdir(join(root, 'docs'));
+    for (const doc of ['docs/capacity.md', 'docs/operations.md']) await copyFile(join(REPO_ROOT, doc), join(root, doc));
     const found = messages(docs, root);
     expect(found).to.include('api.yaml Deployment/api: services/api/src/server.ts (the source of the "start" script\'s entry) does not exist');
     expect(found.join('\n')).to.match(/Deployment\/api: container api runs .* "start" of services\/api is \["node","dist\/server.js"\]/);
@@ -139,7 +144,7 @@ describe('project rules', () => {
     const changed = withChange(docs, 'Job', 'chat-migrate', (j) => {
       j.spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.key = 'DB_URL';
     });
-    expect(messages(changed)).to.include('migrate/migrate-job.yaml Job/chat-migrate: container migrate refers to Secret repo-chat-secrets key DB_URL, which is not defined');
+    expect(messages(changed)).to.include('migrate/migrate-job.yaml Job/chat-migrate: container migrate refers to Secret repo-chat-migration key DB_URL, which is not defined');
     const svc = withChange(docs, 'Service', 'stream-gateway', (s) => {
       s.spec.ports[0].targetPort = 'web';
     });

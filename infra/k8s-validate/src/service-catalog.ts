@@ -12,6 +12,8 @@ export interface WorkloadSpec {
   adminPortKey?: string;
   /** How long SIGTERM may take before the process exits: a ConfigMap key, or a fixed budget. */
   drain?: { key: string } | { fixedMs: number };
+  /** Holds client streams for a long time: Guaranteed QoS and a PriorityClass above the default. */
+  holdsStreams?: boolean;
 }
 
 export const WORKLOADS: Readonly<Record<string, WorkloadSpec>> = {
@@ -21,6 +23,7 @@ export const WORKLOADS: Readonly<Record<string, WorkloadSpec>> = {
     script: 'start',
     adminPortKey: 'GATEWAY_ADMIN_PORT',
     drain: { key: 'GATEWAY_DRAIN_MS' },
+    holdsStreams: true,
   },
   // The notifier has no drain setting: stop() ends the consumer's block (1 s) and settles the batch
   // in hand, whose core calls time out after CORE_TIMEOUT_MS (2 s). Ten seconds covers it.
@@ -52,6 +55,24 @@ export const ADDON_NAMESPACES: Readonly<Record<string, string>> = {
 
 /** Time between SIGTERM's deadline and the end of the drain that the grace period must leave. */
 export const GRACE_MARGIN_MS = 5_000;
+
+/**
+ * The HorizontalPodAutoscaler's default tolerance: it changes the replica count only when the
+ * metric is more than 10 % off its target, so pods may sit at 110 % of the target indefinitely.
+ */
+export const HPA_TOLERANCE = 0.1;
+
+/** `HTTP_MAX_CONNECTIONS` when neither the ConfigMap nor the container sets it (libraries/service-config). */
+export const DEFAULT_MAX_CONNECTIONS = 20_000;
+
+/** Above the design load of docs/capacity.md, the share of capacity the gateway HPA's maximum must leave. */
+export const DESIGN_LOAD_MARGIN = 0.1;
+
+/** The pod-template annotation that carries the SHA-256 of the ConfigMap's data. */
+export const CONFIG_CHECKSUM_ANNOTATION = 'checksum/config';
+
+/** Where the docs state the sum of the database pools at the HPA maxima, relative to the repository root. */
+export const POOL_SUM_DOCS = ['docs/operations.md', 'docs/capacity.md'];
 
 /** Keys that hold credentials: allowed in the Secret only, never in the ConfigMap. */
 export const SECRET_KEYS = ['DATABASE_URL', 'REDIS_URL', 'CORE_SERVICE_TOKEN', 'CURSOR_SECRET', 'CURSOR_SECRETS_PREVIOUS'];

@@ -1,9 +1,10 @@
-import { configReferencesResolve, commandMatchesPackageScript, imagesPinned, resourcesSet, securityHardened } from './workload-rules.ts';
+import { configReferencesResolve, commandMatchesPackageScript, imagesNamedByKustomization, resourcesSet, securityHardened } from './workload-rules.ts';
 import { graceCoversDrain, probesOnAdminPort, scaledAndProtected } from './deployment-rules.ts';
-import { noCredentialsInConfigMaps, oneNamespace, secretsArePlaceholders } from './config-rules.ts';
+import { noCredentialsInConfigMaps, oneNamespace, secretsArePlaceholders, secretsOnlyInTemplates } from './config-rules.ts';
 import { ingressRoutesStreams, servicesResolve } from './routing-rules.ts';
 import { ingressRefusalsEnveloped } from './ingress-refusal-rules.ts';
-import { checkKustomizations } from './kustomization-rules.ts';
+import { checkImagesByDigest, checkKustomizations } from './kustomization-rules.ts';
+import { budgetsEvictUnhealthy, configChangesRoll, gatewayHeadroom, migrationsFromTheJobOnly, poolSumDocumented, streamHoldersProtected } from './operability-rules.ts';
 import { addonsInTheirNamespace, podsMetricsServed } from './autoscaler-rules.ts';
 import { loadManifestTree } from './manifest-files.ts';
 import { buildContext, type Rule } from './rule-context.ts';
@@ -14,7 +15,7 @@ import type { Issue, ManifestDocument } from './issue.ts';
 export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   commandMatchesPackageScript,
   resourcesSet,
-  imagesPinned,
+  imagesNamedByKustomization,
   securityHardened,
   configReferencesResolve,
   probesOnAdminPort,
@@ -23,11 +24,18 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   podsMetricsServed,
   addonsInTheirNamespace,
   secretsArePlaceholders,
+  secretsOnlyInTemplates,
   noCredentialsInConfigMaps,
   oneNamespace,
   servicesResolve,
   ingressRoutesStreams,
   ingressRefusalsEnveloped,
+  gatewayHeadroom,
+  budgetsEvictUnhealthy,
+  streamHoldersProtected,
+  configChangesRoll,
+  poolSumDocumented,
+  migrationsFromTheJobOnly,
 };
 
 export interface ValidationReport {
@@ -52,6 +60,7 @@ export async function validateManifestDirectory(manifestDir: string, repoRoot: s
   const issues = [
     ...tree.issues,
     ...checkKustomizations(manifestDir, tree.kustomizations, tree.manifestFiles),
+    ...checkImagesByDigest(tree.kustomizations, tree.documents),
     ...validateDocuments(tree.documents, repoRoot),
   ];
   return { documents: tree.documents.length, issues };

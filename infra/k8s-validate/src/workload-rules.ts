@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { configData, issueFor, ofKind, packageManifest, workloads, type Rule } from './rule-context.ts';
+import { configData, issueFor, ofKind, packageManifest, secretKeys, workloads, type Rule } from './rule-context.ts';
+import { repositoryOf } from './kustomization-rules.ts';
 import { imagePackageDir, WORKLOADS } from './service-catalog.ts';
 import type { Issue } from './issue.ts';
 
@@ -50,17 +51,16 @@ export const resourcesSet: Rule = (ctx) =>
     ),
   );
 
-/** Images are pinned: a tag other than `latest`, or a digest. */
-export const imagesPinned: Rule = (ctx) =>
+/**
+ * Workloads name the bare image repository: the release is pinned in one place, by digest, by the
+ * kustomization's `images:` (kustomization-rules.ts), never by a tag here that a second place
+ * must repeat.
+ */
+export const imagesNamedByKustomization: Rule = (ctx) =>
   workloads(ctx).flatMap(({ file, object, pod }) =>
     pod.containers
-      .filter((c) => {
-        const image = c.image ?? '';
-        if (image.includes('@sha256:')) return false;
-        const tag = /:([^/:]+)$/.exec(image)?.[1];
-        return tag === undefined || tag === 'latest';
-      })
-      .map((c) => issueFor(file, object, `container ${c.name} image "${c.image ?? ''}" needs a version tag or digest (not latest)`)),
+      .filter((c) => !c.image || repositoryOf(c.image) !== c.image)
+      .map((c) => issueFor(file, object, `container ${c.name} image "${c.image ?? ''}" must be the bare repository ${repositoryOf(c.image ?? '')}: the kustomization's images: pins it by digest`)),
   );
 
 /** Non-root, no privilege escalation, no capabilities, read-only root with a writable /tmp. */
@@ -81,7 +81,7 @@ export const securityHardened: Rule = (ctx) =>
 /** envFrom and secretKeyRef/configMapKeyRef point at objects (and keys) that exist. */
 export const configReferencesResolve: Rule = (ctx) => {
   const configMaps = new Set(ofKind(ctx, 'ConfigMap').map((c) => c.object.metadata?.name));
-  const secrets = new Map(ofKind(ctx, 'Secret').map((s) => [s.object.metadata?.name, Object.keys((s.object.stringData ?? {}) as object)]));
+  const secrets = secretKeys(ctx);
   const config = configData(ctx);
   return workloads(ctx).flatMap(({ file, object, pod }) =>
     pod.containers.flatMap((c) => {
