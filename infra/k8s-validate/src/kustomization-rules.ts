@@ -1,9 +1,15 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { TEMPLATE, type KustomizationFile } from './manifest-files.ts';
 import type { Issue, KubeObject, ManifestDocument } from './issue.ts';
 
-const KNOWN_FIELDS = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'images', 'labels', 'commonAnnotations']);
+const KNOWN_FIELDS = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'components', 'images', 'labels', 'commonAnnotations']);
+
+/** What a kustomization file may be: a kustomization, or a component that kustomizations include. */
+const KINDS = [
+  { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization' },
+  { apiVersion: 'kustomize.config.k8s.io/v1alpha1', kind: 'Component' },
+];
 
 /** The only form an image reference of a kustomization may take: an immutable content digest. */
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -19,8 +25,14 @@ export function checkKustomizations(root: string, kustomizations: KustomizationF
   const listed = new Map<string, number>();
   for (const k of kustomizations) {
     const value = (k.value ?? {}) as Record<string, unknown>;
-    if (value.apiVersion !== 'kustomize.config.k8s.io/v1beta1' || value.kind !== 'Kustomization') {
-      issues.push({ file: k.file, message: 'must be apiVersion kustomize.config.k8s.io/v1beta1, kind Kustomization' });
+    if (!KINDS.some((known) => value.apiVersion === known.apiVersion && value.kind === known.kind)) {
+      issues.push({ file: k.file, message: 'must be apiVersion kustomize.config.k8s.io/v1beta1, kind Kustomization (or v1alpha1, kind Component)' });
+    }
+    for (const component of componentsOf(k)) {
+      const dir = typeof component === 'string' ? posix.normalize(posix.join(k.dir, component)) : '';
+      if (!kustomizations.some((c) => c.dir === dir && (c.value as { kind?: unknown } | undefined)?.kind === 'Component')) {
+        issues.push({ file: k.file, message: `component ${JSON.stringify(component)} is no folder with a kind Component kustomization` });
+      }
     }
     for (const key of Object.keys(value).filter((f) => !KNOWN_FIELDS.has(f))) issues.push({ file: k.file, message: `unknown or unsupported field ${key}` });
     for (const resource of resourcesOf(k)) {
@@ -42,6 +54,16 @@ function resourcesOf(k: KustomizationFile): unknown[] {
   return Array.isArray(resources) ? resources : [];
 }
 
+function componentsOf(k: KustomizationFile): unknown[] {
+  const components = (k.value as { components?: unknown } | undefined)?.components;
+  return Array.isArray(components) ? components : [];
+}
+
+function imagesOf(k: KustomizationFile): ImageEntry[] {
+  const images = (k.value as { images?: unknown } | undefined)?.images;
+  return Array.isArray(images) ? (images as ImageEntry[]) : [];
+}
+
 interface ImageEntry {
   name?: string;
   newName?: string;
@@ -50,26 +72,33 @@ interface ImageEntry {
 }
 
 /**
- * The release is named in one place, by digest: every image a kustomization's workloads name has an
- * `images:` entry of that kustomization with a `sha256:` digest and no tag (a tag can be moved to
- * another image after it was tested; a digest cannot). The workloads themselves name the bare
- * repository (the document-level rule `imagesNamedByKustomization`).
+ * The release is named in one place, by digest: every image the workloads of a kustomization name
+ * has an `images:` entry, of that kustomization or of a component it includes, with a `sha256:`
+ * digest and no tag (a tag can be moved to another image after it was tested; a digest cannot),
+ * and no image has entries in two files (the application and the migration Job would drift apart).
+ * The workloads themselves name the bare repository (the rule `imagesNamedByKustomization`).
  */
 export function checkImagesByDigest(kustomizations: KustomizationFile[], documents: ManifestDocument[]): Issue[] {
   const issues: Issue[] = [];
+  const named = new Map<string, string[]>();
+  for (const k of kustomizations) for (const e of imagesOf(k)) if (e.name) named.set(e.name, [...(named.get(e.name) ?? []), k.file]);
+  for (const [name, files] of named) {
+    if (files.length > 1) issues.push({ file: files[1]!, message: `images: ${name} is named in ${files.length} places (${files.join(', ')}): name it once, in a component every kustomization includes` });
+  }
   for (const k of kustomizations) {
     const files = new Set(resourcesOf(k).filter((r): r is string => typeof r === 'string').map((r) => (k.dir ? `${k.dir}/${r}` : r)));
-    const entries = ((k.value as { images?: unknown } | undefined)?.images ?? []) as ImageEntry[];
-    const names = new Set<string>();
+    const componentDirs = componentsOf(k).filter((c): c is string => typeof c === 'string').map((c) => posix.normalize(posix.join(k.dir, c)));
+    const entries = [k, ...kustomizations.filter((c) => componentDirs.includes(c.dir))].flatMap(imagesOf);
+    const used = new Set<string>();
     for (const doc of documents.filter((d) => files.has(d.file))) {
       const object = doc.value as KubeObject;
       if (object.kind !== 'Deployment' && object.kind !== 'Job') continue;
-      const containers = ((object.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } }).template?.spec?.containers ?? []);
-      for (const c of containers) names.add(repositoryOf(c.image ?? ''));
+      const containers = (object.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } }).template?.spec?.containers ?? [];
+      for (const c of containers) used.add(repositoryOf(c.image ?? ''));
     }
-    for (const name of names) {
+    for (const name of used) {
       const entry = entries.find((e) => e.name === name);
-      if (!entry) issues.push({ file: k.file, message: `images: no entry for ${name}; pin it by digest (kustomize edit set image ${name}@sha256:<digest>)` });
+      if (!entry) issues.push({ file: k.file, message: `images: no entry for ${name} here or in a component; pin it by digest (kustomize edit set image ${name}@sha256:<digest>)` });
       else if (entry.newTag !== undefined || !DIGEST.test(entry.digest ?? '')) {
         issues.push({ file: k.file, message: `images: ${name} must be pinned by digest (digest: sha256:<64 hex>, no newTag), not ${entry.newTag !== undefined ? `tag ${entry.newTag}` : JSON.stringify(entry.digest ?? '')}` });
       }

@@ -39,10 +39,11 @@ describe('operability rules (secrets, headroom, rollout and supply chain, migrat
       }
     });
 
-    it('supply chain: tags in the workloads and in both kustomizations', () => {
+    it('supply chain: tags in the workloads and in both kustomizations, which name the image twice', () => {
       expect(beforeIssues).to.include.members([
         'kustomization.yaml: images: registry.example.com/repo-chat must be pinned by digest (digest: sha256:<64 hex>, no newTag), not tag 0.1.0',
         'migrate/kustomization.yaml: images: registry.example.com/repo-chat must be pinned by digest (digest: sha256:<64 hex>, no newTag), not tag 0.1.0',
+        'migrate/kustomization.yaml: images: registry.example.com/repo-chat is named in 2 places (kustomization.yaml, migrate/kustomization.yaml): name it once, in a component every kustomization includes',
         'stream-gateway.yaml Deployment/stream-gateway: container stream-gateway image "registry.example.com/repo-chat:0.1.0" must be the bare repository registry.example.com/repo-chat: the kustomization\'s images: pins it by digest',
       ]);
     });
@@ -74,6 +75,18 @@ describe('operability rules (secrets, headroom, rollout and supply chain, migrat
     await writeFile(path, (await readFile(path, 'utf8')).replace('  - configmap.yaml\n', '  - configmap.yaml\n  - secrets/secret.example.yaml\n'));
     const report = await validateManifestDirectory(dir, REPO_ROOT);
     expect(report.issues.map(formatIssue)).to.include('kustomization.yaml: resource "secrets/secret.example.yaml" is a template: applying it would overwrite the real objects with its placeholders');
+  });
+
+  it('refuses a kustomization that loses the release component, and a component that is not there', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'k8s-tree-'));
+    await cp(MANIFEST_DIR, dir, { recursive: true });
+    const path = join(dir, 'migrate/kustomization.yaml');
+    await writeFile(path, (await readFile(path, 'utf8')).replace('  - ../release\n', '  - ../releases\n'));
+    const report = await validateManifestDirectory(dir, REPO_ROOT);
+    expect(report.issues.map(formatIssue)).to.include.members([
+      'migrate/kustomization.yaml: component "../releases" is no folder with a kind Component kustomization',
+      'migrate/kustomization.yaml: images: no entry for registry.example.com/repo-chat here or in a component; pin it by digest (kustomize edit set image registry.example.com/repo-chat@sha256:<digest>)',
+    ]);
   });
 
   it('refuses a ConfigMap edit whose checksum the pod templates do not carry, and names the one to set', () => {
