@@ -8,7 +8,15 @@ import { MODES, sharedStack, type Stack } from '../harness/stacks.ts';
 import { buildBotWorld, mentionBody, type BotWorld } from './bot-world.ts';
 
 const MENTIONS = 500;
-const REPOSITORIES = 3;
+/**
+ * How the bot learns its repositories: listed (an inbox stream each), or not (its feed: every
+ * repository where it holds a grant, in one stream; more of them than the per-principal cap on
+ * inbox streams allows one by one).
+ */
+const FOLLOWS = [
+  { follow: 'list', repositories: 3 },
+  { follow: 'feed', repositories: 80 },
+] as const;
 /** Kills of a bot that had handled something, while the mentions arrive and after, before the last, undisturbed run. */
 const MIN_KILLS = 10;
 
@@ -42,22 +50,22 @@ async function inboxOf(stack: Stack, repositoryId: string, token: string): Promi
   return { items, acknowledgedCursor };
 }
 
-function startBot(stack: Stack, world: BotWorld, token: string, name: string): ChildService {
+function startBot(stack: Stack, world: BotWorld, token: string, name: string, follow: 'list' | 'feed'): ChildService {
   return new ChildService({
     name,
     script: 'tests/clients/crash-bot.ts',
     env: {
       CHAT_URL: stack.chat.url,
       CHAT_TOKEN: token,
-      BOT_REPOSITORIES: world.repositories.map((r) => r.repositoryId).join(','),
+      ...(follow === 'list' ? { BOT_REPOSITORIES: world.repositories.map((r) => r.repositoryId).join(',') } : {}),
       BOT_ACK_EVERY: '20',
       BOT_MAX_PAUSE_MS: '5',
     },
   });
 }
 
-for (const mode of MODES) {
-  describe(`[${mode}] bot runner: SIGKILLed again and again while mentions arrive`, function () {
+for (const mode of MODES) for (const { follow, repositories: REPOSITORIES } of FOLLOWS) {
+  describe(`[${mode}] bot runner (${follow}): SIGKILLed again and again while mentions arrive`, function () {
     this.timeout(600_000);
 
     it(`every one of ${MENTIONS} mentions across ${REPOSITORIES} repositories gets exactly one reply, and the checkpoint ends on the last notification`, async () => {
@@ -95,7 +103,7 @@ for (const mode of MODES) {
       const replaysIn = (bot: ChildService) => (bot.log.match(/ replayed$/gm) ?? []).length;
       while (!writingDone || workingKills < MIN_KILLS) {
         const run = runs++;
-        const bot = startBot(stack, world, botToken, `crash-bot-${mode}-${run}`);
+        const bot = startBot(stack, world, botToken, `crash-bot-${mode}-${follow}-${run}`, follow);
         if (run % 5 === 0) await sleep(Math.random() * 1500);
         else {
           await bot.waitForOutput(/^handled /m, 30_000).catch(() => undefined);
@@ -112,7 +120,7 @@ for (const mode of MODES) {
       await writing;
 
       // The last run is left alone until every mention has its reply and every checkpoint is on the last notification.
-      const last = startBot(stack, world, botToken, `crash-bot-${mode}-final`);
+      const last = startBot(stack, world, botToken, `crash-bot-${mode}-${follow}-final`, follow);
       // Its stop signals are handled from here on: the earlier runs may have done all the work already.
       await last.waitForOutput(/^bot started$/m, 60_000);
       const rooms = world.repositories.flatMap((r) => [{ repositoryId: r.repositoryId }, { repositoryId: r.repositoryId, branchId: r.branchId }]);

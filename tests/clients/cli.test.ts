@@ -249,6 +249,7 @@ for (const mode of MODES) {
         [['messages', ...repo(), '--limit', '2', '--all'], env, /exclude each other/],
         [['post', ...repo(), 'x @b', '--mention', 'bot:c'], env, /no free @c/],
         [['inbox', 'list', ...repo(), '--branch', scenario.branchId], env, /unknown option '--branch'/],
+        [['inbox', 'list', ...repo(), '--all-repositories'], env, /--all-repositories and --repository exclude each other/],
         [['nonsense'], env, /unknown command/],
         [[], env, /Usage: chat/],
       ];
@@ -360,6 +361,58 @@ for (const mode of MODES) {
       expect(nothing.stderr).to.contain('nothing to acknowledge');
       const after = jsonLines<{ acknowledged: boolean }>(await runChat(['inbox', 'list', ...inbox, '--json'], { env: readerEnv }), 'NotificationResponse');
       expect(after.map((n) => n.acknowledged)).to.deep.equal([true, true]);
+    });
+
+    it('inbox list, tail and ack --all-repositories: the mentions of every repository the caller reads, in one inbox', async () => {
+      const [a, b] = [await stack.scenario(), await stack.scenario()];
+      const target = a.scenario.users.reader;
+      // The person reads a second repository too.
+      await stack.fixture.updateRepository(b.scenario.repositoryId, (repository) => {
+        repository.members[target] = 'read';
+      });
+      const mention = async (own: typeof a, text: string) => {
+        const body = `${text} @${target}`;
+        const start = Buffer.byteLength(`${text} `);
+        const res = await stack.api.append<MessageResponse>({ repositoryId: own.scenario.repositoryId }, await own.actors.writer(), { bodyMarkdown: body, mentions: [{ principalKind: 'human', principalId: target, startByte: start, endByte: start + target.length + 1 }] }, { coreAuthorization: `Bearer ${await own.actors.coreResource()}` });
+        expectStatus(res, 201);
+        return res.body;
+      };
+      const readerEnv = { CHAT_URL: stack.chat.url, CHAT_TOKEN: await a.actors.reader() };
+      const all = ['--all-repositories'];
+      const tail = new ChatFollower(['inbox', 'tail', ...all, '--json'], { env: readerEnv });
+      const first = await mention(a, 'one');
+      const second = await mention(b, 'two');
+      await tail.waitForLines(/"notificationId"/, 2);
+      const tailed = await tail.stop('SIGINT');
+      expect(tailed.code, tailed.stderr).to.equal(0);
+      expect(jsonLines<{ messageId: string }>(tailed, 'NotificationResponse').map((n) => n.messageId)).to.deep.equal([first.messageId, second.messageId]);
+      expect(tailed.stderr).to.match(/resume with: chat inbox tail --all-repositories --after \S+/);
+
+      const listed = jsonLines<{ repositoryId: string; acknowledged: boolean }>(await runChat(['inbox', 'list', ...all, '--json'], { env: readerEnv }), 'NotificationResponse');
+      expect(listed.map((n) => [n.repositoryId, n.acknowledged])).to.deep.equal([
+        [a.scenario.repositoryId, false],
+        [b.scenario.repositoryId, false],
+      ]);
+      const readable = await runChat(['inbox', 'list', ...all], { env: readerEnv });
+      expect(readable.stdout.split('\n').filter((l) => /^ {4}(one|two) @/.test(l))).to.deep.equal([`    one @${target}`, `    two @${target}`]);
+
+      // Through the newest: the feed's checkpoint, and with it each repository inbox's.
+      const ackNewest = await runChat(['inbox', 'ack', ...all], { env: readerEnv });
+      expect(ackNewest.code, ackNewest.stderr).to.equal(0);
+      expect(ackNewest.stdout).to.match(/^acknowledged through \S+\n$/);
+      const nothing = await runChat(['inbox', 'ack', ...all], { env: readerEnv });
+      expect(nothing.stderr).to.contain('nothing to acknowledge');
+      const after = jsonLines<{ acknowledged: boolean }>(await runChat(['inbox', 'list', ...all, '--json'], { env: readerEnv }), 'NotificationResponse');
+      expect(after.map((n) => n.acknowledged)).to.deep.equal([true, true]);
+      const inB = jsonLines<{ acknowledged: boolean }>(await runChat(['inbox', 'list', '--repository', b.scenario.repositoryId, '--json'], { env: readerEnv }), 'NotificationResponse');
+      expect(inB.map((n) => n.acknowledged)).to.deep.equal([true]);
+      // The tail starts after the checkpoint: a new mention is all it shows.
+      const fromCheckpoint = new ChatFollower(['inbox', 'tail', ...all, '--json'], { env: readerEnv });
+      await new Promise((r) => setTimeout(r, 500));
+      const third = await mention(b, 'three');
+      await fromCheckpoint.waitForLines(/"notificationId"/, 1);
+      const fromCheckpointRun = await fromCheckpoint.stop('SIGINT');
+      expect(jsonLines<{ messageId: string }>(fromCheckpointRun, 'NotificationResponse').map((n) => n.messageId)).to.deep.equal([third.messageId]);
     });
   });
 }

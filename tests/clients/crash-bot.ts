@@ -6,7 +6,8 @@
  * (`handled <notificationId> created|replayed`), `stopped` after a clean stop.
  *
  * Environment: CHAT_URL, CHAT_TOKEN or CHAT_TOKEN_FILE (read again whenever the service refuses the
- * token, as the README's bot does), BOT_REPOSITORIES (comma-separated), BOT_ACK_EVERY,
+ * token, as the README's bot does), BOT_REPOSITORIES (comma-separated; unset, the bot follows its
+ * feed: every repository where it holds a grant, in one stream), BOT_ACK_EVERY,
  * BOT_MAX_PAUSE_MS, and BOT_HANDLER_DELAY_MS (a fixed wait before each reply, after a `handling
  * <notificationId>` line, so a signal can be sent while a handler is in hand).
  */
@@ -26,7 +27,7 @@ const tokenFile = process.env.CHAT_TOKEN_FILE;
 const bot = runBot({
   baseUrl: env('CHAT_URL'),
   token: tokenFile ? () => readFile(tokenFile, 'utf8') : env('CHAT_TOKEN'),
-  repositories: env('BOT_REPOSITORIES').split(','),
+  ...(process.env.BOT_REPOSITORIES ? { repositories: process.env.BOT_REPOSITORIES.split(',') } : {}),
   ackEvery: Number(process.env.BOT_ACK_EVERY ?? '20'),
   ackIntervalMs: 1000,
   async handler({ notification, message, reply }) {

@@ -42,8 +42,19 @@ export interface BotOptions {
    * the token; when that one is refused too, `done` rejects with `ChatTokenRejectedError`.
    */
   token: TokenProvider;
-  /** Repositories whose inbox the bot consumes (canonical ULIDs); each has its own ordered worker. */
-  repositories: string[];
+  /**
+   * Repositories whose inbox the bot consumes (canonical ULIDs), each with its own ordered worker and
+   * its own stream (at most `STREAM_CAP_INBOX_PER_PRINCIPAL` of them, 64 by default). Leave it out to
+   * follow every repository where the bot holds a grant, through its feed in one stream: grants added
+   * or revoked while it runs are followed without a restart. @defaultValue every granted repository
+   */
+  repositories?: string[];
+  /**
+   * Following the feed (no `repositories`): handlers running at once, each for a different
+   * repository; a repository's notifications are always handled one at a time, in order.
+   * @defaultValue 8
+   */
+  concurrency?: number;
   /** Called per notification. */
   handler: BotHandler;
   /**
@@ -53,7 +64,7 @@ export interface BotOptions {
   allowInsecureHttp?: boolean;
   /** A client to use instead of one made from `baseUrl` and `token` (e.g. with a custom fetch). */
   client?: ChatClient;
-  /** Acknowledge after this many handled notifications of a repository. @defaultValue 50 */
+  /** Acknowledge after this many handled notifications of a repository (or of the feed). @defaultValue 50 */
   ackEvery?: number;
   /** Acknowledge what was handled at least this often (milliseconds). @defaultValue 1000 */
   ackIntervalMs?: number;

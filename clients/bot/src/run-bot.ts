@@ -1,10 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { ChatClient, ChatStreamError, ChatTokenRejectedError } from '@chat/client';
 import type { BotHandle, BotLogger, BotOptions } from './bot-options.ts';
+import { runFeedWorker } from './feed-worker.ts';
 import { runInboxWorker } from './inbox-worker.ts';
 import { MessageLocator } from './message-locator.ts';
 
-const DEFAULTS = { ackEvery: 50, ackIntervalMs: 1000, maxHandlerAttempts: 3, handlerRetryDelayMs: 500, stopSignals: ['SIGTERM', 'SIGINT'] as NodeJS.Signals[] };
+const DEFAULTS = { ackEvery: 50, ackIntervalMs: 1000, maxHandlerAttempts: 3, handlerRetryDelayMs: 500, concurrency: 8, stopSignals: ['SIGTERM', 'SIGINT'] as NodeJS.Signals[] };
+
+/** Notifications a feed worker takes ahead of the handled ones, per handler slot. */
+const AHEAD_PER_HANDLER = 64;
 
 const stderrLogger: BotLogger = {
   warn: (message, fields) => process.stderr.write(`bot warning: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
@@ -25,7 +29,9 @@ function tokenRefusalOf(error: unknown): ChatTokenRejectedError | undefined {
 }
 
 /**
- * Runs a bot: one worker per repository consumes the bot's inbox there (in order), calls `handler`
+ * Runs a bot: without `repositories`, one worker follows the bot's feed (every repository where it
+ * holds a grant, in one stream, a repository's notifications in order); with them, one worker per
+ * repository consumes the bot's inbox there (in order). Either way it calls `handler`
  * with each notification's message and a crash-safe `reply()`, and acknowledges in batches. On one
  * of `stopSignals` (SIGTERM, Ctrl-C) or `stop()`, each worker finishes the handler in hand,
  * acknowledges and ends; `done` then resolves and the process can exit 0. When the service refuses
@@ -35,15 +41,20 @@ function tokenRefusalOf(error: unknown): ChatTokenRejectedError | undefined {
  *
  * @example
  * const bot = runBot({
- *   baseUrl: 'http://127.0.0.1:8080', token: () => readFile('bot.token', 'utf8'), repositories: [repositoryId],
+ *   baseUrl: 'http://127.0.0.1:8080', token: () => readFile('bot.token', 'utf8'),
  *   handler: async ({ message, reply }) => { await reply(`you said: ${message.bodyMarkdown}`); },
  * });
  * await bot.done.catch((err) => { console.error(err.message); process.exitCode = 1; });
  */
 export function runBot(options: BotOptions): BotHandle {
-  if (options.repositories.length === 0) throw new TypeError('runBot: repositories must name at least one repository');
-  for (const id of options.repositories) if (!ULID.test(id)) throw new TypeError(`runBot: ${JSON.stringify(id)} is not a canonical repository ULID`);
-  if (new Set(options.repositories).size !== options.repositories.length) throw new TypeError('runBot: a repository is named twice');
+  const { repositories } = options;
+  if (repositories !== undefined) {
+    if (repositories.length === 0) throw new TypeError('runBot: repositories must name at least one repository (or be left out to follow every granted one)');
+    for (const id of repositories) if (!ULID.test(id)) throw new TypeError(`runBot: ${JSON.stringify(id)} is not a canonical repository ULID`);
+    if (new Set(repositories).size !== repositories.length) throw new TypeError('runBot: a repository is named twice');
+  }
+  const concurrency = options.concurrency ?? DEFAULTS.concurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError('runBot: concurrency must be a positive integer');
   const logger = options.logger ?? stderrLogger;
   const client = options.client ?? new ChatClient({ baseUrl: options.baseUrl, token: options.token, allowInsecureHttp: options.allowInsecureHttp === true });
   const stopping = new AbortController();
@@ -68,8 +79,12 @@ export function runBot(options: BotOptions): BotHandle {
   for (const signal of signals) process.on(signal, stop);
   options.signal?.addEventListener('abort', stop, { once: true });
 
-  const workers = options.repositories.map((repositoryId) =>
-    runInboxWorker(deps, repositoryId, stopping.signal).catch((error: unknown) => {
+  const runs =
+    repositories === undefined
+      ? [runFeedWorker(deps, { handlers: concurrency, ahead: concurrency * AHEAD_PER_HANDLER }, stopping.signal)]
+      : repositories.map((repositoryId) => runInboxWorker(deps, repositoryId, stopping.signal));
+  const workers = runs.map((run) =>
+    run.catch((error: unknown) => {
       // One worker failing for good stops the others cleanly, then `done` rejects with its error.
       stop();
       throw tokenRefusalOf(error) ?? error;

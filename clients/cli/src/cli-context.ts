@@ -16,14 +16,18 @@ export interface ConnectionOptions {
   token?: string;
 }
 
-/** What a command works with: a client, the room or inbox it names and the printer. */
-export interface CliContext {
+/** What every command works with: a client and the printer. */
+export interface ClientContext {
   client: ChatClient;
   baseUrl: string;
-  repositoryId: string;
-  room: RoomRef;
   printer: Printer;
   io: CliIo;
+}
+
+/** What a command on one room or inbox works with: the client, the room or inbox it names and the printer. */
+export interface CliContext extends ClientContext {
+  repositoryId: string;
+  room: RoomRef;
 }
 
 /** Default service URL when neither `--url` nor `CHAT_URL` is given. @defaultValue 'http://127.0.0.1:8080' */
@@ -48,15 +52,22 @@ function canonicalUlid(value: string, flag: string): string {
   return value;
 }
 
-/** Checks the options and the token and builds the context; every mistake is a UsageError (exit code 2). */
+/**
+ * Checks the options and the token and builds the context of a command on one room or inbox; every
+ * mistake is a UsageError (exit code 2).
+ */
 export async function createContext(options: ConnectionOptions, io: CliIo): Promise<CliContext> {
-  if (options.token !== undefined) {
-    throw new UsageError('--token is not accepted: a flag value shows in ps; pass --token-file PATH (or set CHAT_TOKEN_FILE), or set CHAT_TOKEN');
-  }
+  refuseTokenFlag(options);
   const repository = options.repository ?? io.env.CHAT_REPOSITORY;
   if (repository === undefined) throw new UsageError('no repository: pass --repository ULID (or set CHAT_REPOSITORY)');
   const repositoryId = canonicalUlid(repository, '--repository');
   const branchId = options.branch === undefined ? undefined : canonicalUlid(options.branch, '--branch');
+  return { ...(await createClientContext(options, io)), repositoryId, room: branchId ? { repositoryId, branchId } : { repositoryId } };
+}
+
+/** The context of a command that names no repository (the caller's feed across all of them). */
+export async function createClientContext(options: ConnectionOptions, io: CliIo): Promise<ClientContext> {
+  refuseTokenFlag(options);
   const baseUrl = serviceUrl(options, io.env);
   const token = tokenProvider({ tokenFile: options.tokenFile, env: io.env });
   // Read once now, so a missing or empty token is a usage error before anything is sent.
@@ -71,12 +82,11 @@ export async function createContext(options: ConnectionOptions, io: CliIo): Prom
       `refusing to send the token over plain http to ${baseUrl}, which is not a loopback address: use https, or pass --allow-insecure-http (or set CHAT_ALLOW_INSECURE_HTTP=1) on a network you trust`,
     );
   }
-  return {
-    client,
-    baseUrl,
-    repositoryId,
-    room: branchId ? { repositoryId, branchId } : { repositoryId },
-    printer: new Printer(io, { json: options.json === true }),
-    io,
-  };
+  return { client, baseUrl, printer: new Printer(io, { json: options.json === true }), io };
+}
+
+function refuseTokenFlag(options: ConnectionOptions): void {
+  if (options.token !== undefined) {
+    throw new UsageError('--token is not accepted: a flag value shows in ps; pass --token-file PATH (or set CHAT_TOKEN_FILE), or set CHAT_TOKEN');
+  }
 }

@@ -15,7 +15,7 @@ import { bareToken } from './credentials.ts';
 import { ChatEventStream } from './event-stream.ts';
 import { HttpTransport } from './http-transport.ts';
 import { paginate } from './paginate.ts';
-import type { InboxNotificationEvent, InboxStreamTarget, RoomMessageEvent, RoomStreamTarget, StreamOptions } from './stream-types.ts';
+import type { InboxNotificationEvent, InboxStreamTarget, PrincipalInboxStreamTarget, RoomMessageEvent, RoomStreamTarget, StreamOptions } from './stream-types.ts';
 import { ULID_PATTERN, newUlid } from './ulid.ts';
 
 /** Result of an append. */
@@ -39,6 +39,9 @@ function roomPath(room: RoomRef): string {
 function inboxPath(repositoryId: string): string {
   return `/v1/repositories/${segment(repositoryId)}/inbox`;
 }
+
+/** The caller's notifications across every repository it may read (the principal-feed extension). */
+const PRINCIPAL_INBOX_PATH = '/v1/inbox';
 
 /**
  * One client for the whole chat API (the contract's 11 operations, and the history extension). REST calls retry network
@@ -167,15 +170,64 @@ export class ChatClient {
    * compare-and-set was lost (the retry then checks that the checkpoint stands at `throughCursor`).
    */
   async acknowledgeRepositoryInbox(repositoryId: string, body: AcknowledgeInboxRequest, options: RequestOptions = {}): Promise<AcknowledgeInboxResponse> {
-    const path = `${inboxPath(repositoryId)}/acknowledgements`;
+    return this.acknowledge(`${inboxPath(repositoryId)}/acknowledgements`, body, options, (signal) =>
+      this.listRepositoryInbox(repositoryId, { limit: 1, ...(signal ? { signal } : {}) }),
+    );
+  }
+
+  /**
+   * listPrincipalInbox (the principal-feed extension): one page of the caller's notifications across
+   * every repository it may read now, in the order they were made. `nextCursor` and
+   * `acknowledgedCursor` are feed cursors; each item's own `cursor` is its repository inbox's.
+   */
+  async listPrincipalInbox(options: PageOptions = {}): Promise<InboxPageResponse> {
+    const { cursor, limit, ...rest } = options;
+    return (await this.transport.call<InboxPageResponse>({ method: 'GET', path: PRINCIPAL_INBOX_PATH, query: { cursor, limit }, ...rest })).body;
+  }
+
+  /** Every notification of the caller's feed from `after` (a feed cursor) on, oldest first. */
+  principalInboxNotifications(options: PaginateOptions = {}): AsyncIterable<NotificationResponse> {
+    return paginate((cursor, limit) => this.listPrincipalInbox({ ...options, cursor, limit }), options);
+  }
+
+  /**
+   * acknowledgePrincipalInbox (the principal-feed extension): moves the feed's checkpoint to
+   * `throughCursor` (a feed cursor), and each repository inbox's checkpoint through its notifications
+   * up to there. Compare-and-set and retries as {@link ChatClient.acknowledgeRepositoryInbox}.
+   */
+  async acknowledgePrincipalInbox(body: AcknowledgeInboxRequest, options: RequestOptions = {}): Promise<AcknowledgeInboxResponse> {
+    return this.acknowledge(`${PRINCIPAL_INBOX_PATH}/acknowledgements`, body, options, (signal) =>
+      this.listPrincipalInbox({ limit: 1, ...(signal ? { signal } : {}) }),
+    );
+  }
+
+  /**
+   * streamPrincipalInbox (the principal-feed extension): a resumable consumer of the caller's
+   * `notification` events across every repository it may read, in one connection. Each event's `id`
+   * is a feed cursor; without `lastEventId` the stream starts after the feed's acknowledged checkpoint.
+   */
+  streamPrincipalInbox(target: PrincipalInboxStreamTarget = {}, options: StreamOptions = {}): ChatEventStream<InboxNotificationEvent> {
+    const path = `${PRINCIPAL_INBOX_PATH}/events`;
+    return new ChatEventStream<InboxNotificationEvent>(this.transport, { path, durableEvent: 'notification', lastEventId: target.lastEventId }, options);
+  }
+
+  /**
+   * An acknowledgement, retried like any call. A retry of a compare-and-set whose first answer was
+   * lost finds its own write: the checkpoint is no longer `expectedCursor`. When it stands exactly at
+   * `throughCursor`, the request is applied, and the answer says `replayed`.
+   */
+  private async acknowledge(
+    path: string,
+    body: AcknowledgeInboxRequest,
+    options: RequestOptions,
+    readCheckpoint: (signal: AbortSignal | undefined) => Promise<{ acknowledgedCursor?: string | null }>,
+  ): Promise<AcknowledgeInboxResponse> {
     try {
       return (await this.transport.call<AcknowledgeInboxResponse>({ method: 'POST', path, body, ...options })).body;
     } catch (error) {
-      // A retry of a compare-and-set whose first answer was lost finds its own write: the checkpoint
-      // is no longer `expectedCursor`. When it stands exactly at `throughCursor`, the request is applied.
       const retriedStale = error instanceof ChatApiError && error.code === 'INBOX_CHECKPOINT_STALE' && error.attempts > 1 && body.expectedCursor !== undefined;
       if (!retriedStale) throw error;
-      const { acknowledgedCursor } = await this.listRepositoryInbox(repositoryId, { limit: 1, ...(options.signal ? { signal: options.signal } : {}) });
+      const { acknowledgedCursor } = await readCheckpoint(options.signal);
       if (acknowledgedCursor !== body.throughCursor) throw error;
       return { acknowledgedCursor, replayed: true };
     }

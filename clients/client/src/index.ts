@@ -32,6 +32,7 @@ export type {
 export type {
   InboxNotificationEvent,
   InboxStreamTarget,
+  PrincipalInboxStreamTarget,
   RoomMessageEvent,
   RoomStreamTarget,
   StreamOptions,

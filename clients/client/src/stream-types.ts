@@ -73,3 +73,9 @@ export interface InboxStreamTarget {
   /** The last fully processed notification cursor, e.g. the inbox's `acknowledgedCursor`. */
   lastEventId?: string | null;
 }
+
+/** Where a stream of the caller's feed (all its repositories) starts. */
+export interface PrincipalInboxStreamTarget {
+  /** The last fully processed feed cursor; absent starts after the feed's acknowledged checkpoint. */
+  lastEventId?: string | null;
+}

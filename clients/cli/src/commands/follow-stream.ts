@@ -1,5 +1,5 @@
 import { ChatStreamError, type ChatEventStream, type StreamStatus } from '@chat/client';
-import type { CliContext } from '../cli-context.ts';
+import type { CliContext, ClientContext } from '../cli-context.ts';
 
 /**
  * Prints every event of a resumable stream until Ctrl-C (or SIGTERM), then tells on stderr the
@@ -7,7 +7,7 @@ import type { CliContext } from '../cli-context.ts';
  * `handoff`, `reauthorize`); when it stops for good, the same resume hint precedes the error.
  */
 export async function followStream<E extends { type: string; id: string }>(
-  ctx: CliContext,
+  ctx: ClientContext,
   open: (onStatus: (status: StreamStatus) => void) => ChatEventStream<E>,
   print: (event: E) => void,
   resumeCommand: (cursor: string) => string,
