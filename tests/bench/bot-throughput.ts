@@ -2,14 +2,23 @@ import { runBot } from '@chat/bot';
 import { ChatClient, type AppendMessageRequest, type RoomRef } from '@chat/client';
 import { buildBotWorld, mentionBody, type BotWorld } from '../clients/bot-world.ts';
 import type { BenchCluster } from './bench-cluster.ts';
+import { CpuMeter } from './proc-stats.ts';
 import { round } from './stats.ts';
+import { serverProcesses } from './stream-rooms.ts';
 import type { StreamScenario } from './stream-scenarios.ts';
 
 export interface BotThroughputOptions {
-  /** Repositories the bot follows (one ordered worker each). */
+  /** Repositories the bot holds grants on. */
   repositories: number;
   /** Mentions waiting in the inboxes when the bot starts. */
   mentions: number;
+  /**
+   * `list`: the repositories are listed to runBot (one ordered worker and one inbox stream each);
+   * `feed`: none are, and runBot follows the bot's feed (every granted repository on one stream).
+   */
+  follow: 'list' | 'feed';
+  /** Mentions spread Zipf-like (a few busy repositories, a long tail) instead of round robin. */
+  zipf?: boolean;
 }
 
 export interface BotThroughputResult {
@@ -22,6 +31,26 @@ export interface BotThroughputResult {
   checkpointsOnLast: number;
   /** Plain appends per second by as many concurrent writers as the bot has workers, before it starts: about the bot's ceiling on the machine as it is. */
   appendReference: number;
+  /** CPU the service's processes used per handled mention while the bot ran (its notification read, message lookup and reply), in ms. */
+  serviceCpuMsPerMention: number;
+}
+
+/** Repository index `i`'s share under Zipf's law with exponent 1: the k-th busiest gets 1/k of the first's. */
+function zipfPicker(count: number): () => number {
+  const cumulative: number[] = [];
+  let total = 0;
+  for (let k = 1; k <= count; k++) cumulative.push((total += 1 / k));
+  return () => {
+    const x = Math.random() * total;
+    let lo = 0;
+    let hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
 }
 
 /** A fetch that sends stream requests to the gateways and everything else to the APIs, in turn (the distributed shape's ingress). */
@@ -57,11 +86,12 @@ async function appendAll(
 }
 
 /** Waits until the notifier has made every mention's notification (the bot then starts on a full backlog). */
-async function waitForNotifications(client: ChatClient, world: BotWorld, total: number): Promise<void> {
+async function waitForNotifications(client: ChatClient, world: BotWorld, total: number, follow: 'list' | 'feed'): Promise<void> {
   const deadline = Date.now() + 300_000;
   for (;;) {
     let count = 0;
-    for (const { repositoryId } of world.repositories) for await (const _ of client.inboxNotifications({ repositoryId })) count += 1;
+    if (follow === 'feed') for await (const _ of client.principalInboxNotifications({ pageSize: 200 })) count += 1;
+    else for (const { repositoryId } of world.repositories) for await (const _ of client.inboxNotifications({ repositoryId })) count += 1;
     if (count >= total) return;
     if (Date.now() > deadline) throw new Error(`only ${count} of ${total} notifications were made within 300 s`);
     await new Promise((r) => setTimeout(r, 1000));
@@ -72,7 +102,7 @@ async function waitForNotifications(client: ChatClient, world: BotWorld, total: 
  * Bot throughput, end to end: `mentions` mentions of one bot wait in the inboxes of `repositories`
  * repositories; one bot (runBot, in this process) starts, and the clock runs from its start until it
  * has handled every notification (found its message, had its reply committed, 201) and its stop has
- * acknowledged every checkpoint through the last notification.
+ * acknowledged every checkpoint (or the feed's) through the last notification.
  */
 export async function measureBotThroughput(cluster: BenchCluster, options: BotThroughputOptions): Promise<BotThroughputResult> {
   const { world, fixture } = buildBotWorld(options.repositories);
@@ -85,13 +115,14 @@ export async function measureBotThroughput(cluster: BenchCluster, options: BotTh
   });
   const writerToken = await cluster.core.mintToken({ type: 'bot', subjectId: world.writer.id, credentialId: world.writer.credentialId, expiresInSeconds: 3600 });
   const writer = new ChatClient({ baseUrl: cluster.apiUrls[0]!, token: writerToken, fetch: routingFetch(cluster) });
-  await appendAll(writer, options.mentions, 32, (i) => ({ room: { repositoryId: world.repositories[i % world.repositories.length]!.repositoryId }, body: mentionBody(world.bot.id, i) }));
+  const pick = options.zipf ? zipfPicker(world.repositories.length) : (i: number) => i % world.repositories.length;
+  await appendAll(writer, options.mentions, 32, (i) => ({ room: { repositoryId: world.repositories[pick(i)]!.repositoryId }, body: mentionBody(world.bot.id, i) }));
   const token = await cluster.core.mintToken({ type: 'bot', subjectId: world.bot.id, credentialId: world.bot.credentialId, expiresInSeconds: 3600 });
   const client = new ChatClient({ baseUrl: cluster.apiUrls[0]!, token, fetch: routingFetch(cluster) });
-  await waitForNotifications(client, world, options.mentions);
+  await waitForNotifications(client, world, options.mentions, options.follow);
   // What the service takes from as many writers as the bot has workers, on the machine as it is now
   // (with the notifier done), into the branch rooms, which the bot does not read.
-  const appendReference = await appendAll(writer, Math.min(options.mentions, 1000), options.repositories, (i) => {
+  const appendReference = await appendAll(writer, Math.min(options.mentions, 1000), Math.min(options.repositories, 32), (i) => {
     const repository = world.repositories[i % world.repositories.length]!;
     return { room: { repositoryId: repository.repositoryId, branchId: repository.branchId }, body: { bodyMarkdown: `reference ${i}` } };
   });
@@ -100,12 +131,14 @@ export async function measureBotThroughput(cluster: BenchCluster, options: BotTh
   let created = 0;
   let allHandled: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => (allHandled = resolve));
+  const meter = new CpuMeter(serverProcesses(cluster));
+  await meter.start();
   const started = performance.now();
   const bot = runBot({
     baseUrl: cluster.apiUrls[0]!,
     token,
     client,
-    repositories: world.repositories.map((r) => r.repositoryId),
+    ...(options.follow === 'list' ? { repositories: world.repositories.map((r) => r.repositoryId) } : { concurrency: 16 }),
     stopSignals: [],
     async handler({ message, reply }) {
       const result = await reply(`re ${message.messageId}`);
@@ -116,33 +149,56 @@ export async function measureBotThroughput(cluster: BenchCluster, options: BotTh
   await Promise.race([finished, bot.done]);
   await bot.stop();
   const seconds = (performance.now() - started) / 1000;
+  const cores = await meter.stop();
   await bot.done;
+  const serviceCpuMsPerMention = (Object.values(cores).reduce((a, b) => a + b, 0) * seconds * 1000) / Math.max(handled, 1);
 
   let checkpointsOnLast = 0;
+  if (options.follow === 'feed') {
+    // The feed's checkpoint is on its last position, and every repository inbox's on its last notification.
+    let end: string | null = null;
+    for (let cursor: string | null = null; ; ) {
+      const page = await client.listPrincipalInbox({ cursor, limit: 200 });
+      if (page.items.length === 0) break;
+      end = cursor = page.nextCursor ?? null;
+    }
+    const feedOnLast = end !== null && (await client.listPrincipalInbox({ limit: 1 })).acknowledgedCursor === end;
+    if (!feedOnLast) return { mentions: handled, seconds, perSecond: handled / seconds, created, checkpointsOnLast: 0, appendReference, serviceCpuMsPerMention };
+  }
   for (const { repositoryId } of world.repositories) {
     let last: string | undefined;
     for await (const n of client.inboxNotifications({ repositoryId })) last = n.cursor;
     const page = await client.listRepositoryInbox(repositoryId, { limit: 1 });
-    if (last !== undefined && page.acknowledgedCursor === last) checkpointsOnLast += 1;
+    if (last === undefined || page.acknowledgedCursor === last) checkpointsOnLast += 1;
   }
-  return { mentions: handled, seconds, perSecond: handled / seconds, created, checkpointsOnLast, appendReference };
+  return { mentions: handled, seconds, perSecond: handled / seconds, created, checkpointsOnLast, appendReference, serviceCpuMsPerMention };
 }
 
-/** `pnpm bench --only bot`: 4,000 waiting mentions over 16 repositories (800 with `--quick`). */
+/**
+ * `pnpm bench --only bot`: one bot on 1,000 repositories following its feed, with 20,000 waiting
+ * mentions spread Zipf-like (4,000 with `--quick`), and for comparison the same bot with 16
+ * repositories listed (4,000 round robin; 800 with `--quick`).
+ */
 export const botThroughputScenario: StreamScenario = {
   key: 'bot',
   async run(cluster, { quick }) {
-    const repositories = 16;
-    const result = await measureBotThroughput(cluster, { repositories, mentions: quick ? 800 : 4000 });
-    return [
-      {
-        name: `bot throughput, one runBot process over ${repositories} repositories (notification in, reply committed, checkpoint acknowledged)`,
+    const figures = [];
+    for (const options of [
+      { follow: 'feed', repositories: 1000, mentions: quick ? 4000 : 20_000, zipf: true, target: '≥ 1,000/s' },
+      { follow: 'list', repositories: 16, mentions: quick ? 800 : 4000, zipf: false, target: '≥ 500/s' },
+    ] as const) {
+      const result = await measureBotThroughput(cluster, options);
+      const how = options.follow === 'feed' ? `its feed (one stream) over ${options.repositories} repositories, mentions Zipf-like` : `${options.repositories} listed repositories (a stream each)`;
+      figures.push({
+        name: `bot throughput by stream, one runBot process following ${how} (notification in, reply committed, checkpoint acknowledged)`,
         value: `${Math.round(result.perSecond).toLocaleString('en-US')} mentions/s`,
-        target: '≥ 500/s',
+        target: options.target,
         note:
-          `${result.mentions} mentions in ${round(result.seconds, 2)} s, ${result.created} replies created, ${result.checkpointsOnLast}/${repositories} checkpoints on the last notification; ` +
-          `plain appends by ${repositories} concurrent writers before the bot started: ${Math.round(result.appendReference).toLocaleString('en-US')}/s`,
-      },
-    ];
+          `${result.mentions} mentions in ${round(result.seconds, 2)} s, ${result.created} replies created, ${result.checkpointsOnLast}/${options.repositories} checkpoints on the last notification` +
+          `${options.follow === 'feed' ? ' (and the feed\'s)' : ''}; service CPU ${round(result.serviceCpuMsPerMention, 2)} ms per mention handled; ` +
+          `plain appends by ${Math.min(options.repositories, 32)} concurrent writers before the bot started: ${Math.round(result.appendReference).toLocaleString('en-US')}/s`,
+      });
+    }
+    return figures;
   },
 };
