@@ -18,6 +18,8 @@ export const gatewayEnvFields = {
   STREAM_CAP_PER_ROOM: positiveInt.default(2000).describe('streams one room may have across all gateways (429 `STREAM_ROOM_LIMIT`)'),
   STREAM_CAP_INBOX_PER_PRINCIPAL: positiveInt.default(64).describe('inbox streams one principal may hold across all gateways and repositories (past it: 503 `STREAM_UNAVAILABLE` with `Retry-After`)'),
   STREAM_LEASE_MS: positiveInt.min(1000).default(30_000).describe("lease of a stream slot; a killed gateway's slots free within it"),
+  GATEWAY_STREAM_OPENS_PER_SECOND: positiveInt.default(1000).describe('stream opens one process admits per second; past it: 503 `STREAM_UNAVAILABLE` with a jittered `Retry-After` (docs/operations.md, reconnect storm)'),
+  GATEWAY_STREAM_OPEN_BURST: positiveInt.default(2000).describe('stream opens one process admits at once after a quiet spell'),
   GATEWAY_DRAIN_MS: z.coerce.number().int().min(0).default(10_000).describe('window over which SIGTERM hands every stream off before exit'),
 };
 
@@ -53,6 +55,8 @@ export const gatewayServiceConfigOf = (e: ParsedGatewayFields): GatewayServiceCo
     tokenExpiryMarginMs: e.GATEWAY_TOKEN_EXPIRY_MARGIN_MS,
     maxEvents: e.GATEWAY_QUEUE_MAX_EVENTS,
     maxBytes: e.GATEWAY_QUEUE_MAX_BYTES,
+    opensPerSecond: e.GATEWAY_STREAM_OPENS_PER_SECOND,
+    openBurst: e.GATEWAY_STREAM_OPEN_BURST,
   },
   caps: {
     principalCap: e.STREAM_CAP_PER_PRINCIPAL,

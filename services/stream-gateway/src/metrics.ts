@@ -14,6 +14,8 @@ export interface GatewayMetrics {
   streamOpened(kind: StreamKind): void;
   streamClosed(kind: StreamKind, reason: CloseReason): void;
   delivered(kind: StreamKind, from: 'store' | 'live'): void;
+  /** A stream open refused by the process's open rate before it cost anything. */
+  openThrottled(): void;
 }
 
 /**
@@ -29,6 +31,11 @@ export function createGatewayMetrics(hub: () => StreamHub | undefined, options: 
     name: 'chat_gateway_streams_closed_total',
     help: 'Streams closed, by kind and reason (rotation/shutdown: handoff; access_revoked/authorization_unavailable/token_expiring: reauthorize; slow_consumer).',
     labelNames: ['kind', 'reason'],
+    registers: [registry],
+  });
+  const throttled = new Counter({
+    name: 'chat_gateway_stream_opens_throttled_total',
+    help: "Stream opens refused by this process's open rate (GATEWAY_STREAM_OPENS_PER_SECOND) with 503 and Retry-After.",
     registers: [registry],
   });
   // Counted in plain numbers and handed to the counter at scrape time: a room event is one delivery
@@ -77,6 +84,7 @@ export function createGatewayMetrics(hub: () => StreamHub | undefined, options: 
     coreCalls: createCoreCallHistogram(registry),
     streamOpened: (kind) => opened.inc({ kind }),
     streamClosed: (kind, reason) => closed.inc({ kind, reason }),
+    openThrottled: () => throttled.inc(),
     delivered: (kind, from) => {
       (from === 'live' ? liveTally[kind] : deliveryTally(kind, from)).count += 1;
     },

@@ -4,6 +4,7 @@ import type { Logger } from '@chat/observability';
 import type { ProcessResources } from '@chat/process-resources';
 import type { GatewayDeps } from './deps.ts';
 import type { StreamEngine } from './domain/stream-engine.ts';
+import { OpenRate } from './domain/open-rate.ts';
 import { StreamHub } from './domain/stream-hub.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
 import { gatewayRoutes } from './routes/gateway-routes.ts';
@@ -58,7 +59,15 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
     logger,
     clock: options.clock ?? (() => new Date()),
   };
-  const routes = gatewayRoutes(deps, hub);
+  const openRate = new OpenRate({ opensPerSecond: settings.opensPerSecond, burst: settings.openBurst });
+  const routes = gatewayRoutes(deps, hub, () => {
+    try {
+      openRate.admit();
+    } catch (err) {
+      metrics.openThrottled();
+      throw err;
+    }
+  });
   return {
     deps,
     hub,

@@ -1,8 +1,16 @@
 import type { OutputLimits } from './domain/sse-output.ts';
 import type { SessionSettings } from './domain/stream-session.ts';
 
+/** The process's stream-open rate (`domain/open-rate.ts`). */
+export interface OpenRateLimits {
+  /** Stream opens admitted per second, on average. */
+  opensPerSecond?: number;
+  /** Stream opens admitted at once after a quiet spell. */
+  openBurst?: number;
+}
+
 /** Every tunable of the stream engine; see each field's TSDoc for its default. */
-export interface StreamEngineSettings extends SessionSettings, OutputLimits {
+export interface StreamEngineSettings extends SessionSettings, OutputLimits, OpenRateLimits {
   /** Period of the hub's one timer. @defaultValue min(1000, heartbeatMs / 4, recheckMs / 4), at least 10 */
   tickMs?: number;
 }
@@ -17,6 +25,8 @@ export const DEFAULT_ENGINE_SETTINGS: Readonly<Required<Omit<StreamEngineSetting
   gapGraceMs: 50,
   maxEvents: 1000,
   maxBytes: 1024 * 1024,
+  opensPerSecond: 1000,
+  openBurst: 2000,
 };
 
 /** Applies defaults; the tick follows the shortest periodic duty so none runs late by more than a quarter. */

@@ -12,16 +12,25 @@ import { streamRoom } from './stream-room.ts';
  * (`/v1/inbox/events`, an extension: the pipeline asks core which repositories the caller may read),
  * and `GET /healthz`, which says whether the gateway is draining. The streams keep their connection;
  * the front may serve them straight off the socket (`http/stream-front.ts`).
+ *
+ * Every route the access control decides on is a stream, so `admitOpen` (the process's open rate)
+ * runs first in it: a refused open costs no token check, core call or lease.
  */
-export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub): RouteTable<ScopeAccess, PrincipalAccess> {
+export function gatewayRoutes(deps: GatewayDeps, hub: StreamHub, admitOpen: () => void = () => undefined): RouteTable<ScopeAccess, PrincipalAccess> {
   return {
     service: 'stream-gateway',
     services: {
       logger: deps.logger,
       httpDuration: deps.engine.metrics.httpDuration,
       access: {
-        decide: (request, action) => decideScopeAccess(deps, request, action),
-        decidePrincipal: (request) => decidePrincipalAccess(deps, request),
+        decide: async (request, action) => {
+          admitOpen();
+          return decideScopeAccess(deps, request, action);
+        },
+        decidePrincipal: async (request) => {
+          admitOpen();
+          return decidePrincipalAccess(deps, request);
+        },
       },
     },
     routes: [
