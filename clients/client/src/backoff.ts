@@ -4,22 +4,38 @@ import type { BackoffOptions } from './client-options.ts';
 export interface BackoffBounds {
   baseDelayMs: number;
   maxDelayMs: number;
+  /** The jitter's random source, in [0, 1). */
+  random: () => number;
 }
 
 /** Fills in the defaults of {@link BackoffOptions}. */
 export function backoffBounds(options: BackoffOptions | undefined): BackoffBounds {
   const baseDelayMs = Math.max(1, options?.baseDelayMs ?? 200);
-  return { baseDelayMs, maxDelayMs: Math.max(baseDelayMs, options?.maxDelayMs ?? 5_000) };
+  return { baseDelayMs, maxDelayMs: Math.max(baseDelayMs, options?.maxDelayMs ?? 5_000), random: options?.random ?? Math.random };
+}
+
+/** The capped exponential step of retry number `attempt` (0 for the first retry). */
+function stepOf(attempt: number, bounds: BackoffBounds): number {
+  return Math.min(bounds.maxDelayMs, bounds.baseDelayMs * 2 ** Math.min(attempt, 30));
 }
 
 /**
- * Delay before retry number `attempt` (0 for the first retry): exponential, capped, with "equal
- * jitter" (half fixed, half random) so a fleet of clients cut by the same failure spreads out
- * instead of reconnecting in lockstep, while no delay drops below half its step.
+ * Delay before retry number `attempt` (0 for the first retry): "full jitter", uniform over
+ * [0, step] with the step exponential and capped. A fleet of clients cut by the same failure (a
+ * gateway lost, a deploy) spreads over the whole step instead of coming back together; half-fixed
+ * delays would put every client of the first round inside the step's upper half.
  */
-export function backoffDelay(attempt: number, bounds: BackoffBounds, random: () => number = Math.random): number {
-  const step = Math.min(bounds.maxDelayMs, bounds.baseDelayMs * 2 ** Math.min(attempt, 30));
-  return Math.round(step / 2 + random() * (step / 2));
+export function backoffDelay(attempt: number, bounds: BackoffBounds): number {
+  return Math.round(bounds.random() * stepOf(attempt, bounds));
+}
+
+/**
+ * Delay before retry number `attempt` after an answer that asked for `Retry-After` seconds (429,
+ * 503): at least what it asked for (spec 7), plus full jitter over the attempt's step, so clients
+ * told the same number of seconds do not return at one instant; at most `maxMs`.
+ */
+export function retryAfterDelay(retryAfterSeconds: number, attempt: number, bounds: BackoffBounds, maxMs: number): number {
+  return Math.min(maxMs, retryAfterSeconds * 1000 + backoffDelay(attempt, bounds));
 }
 
 /**

@@ -21,12 +21,17 @@ export interface TokenRequest {
  */
 export type TokenProvider = string | ((request: TokenRequest) => string | Promise<string>);
 
-/** Bounded exponential backoff with jitter, shared by REST retries and stream reconnects. */
+/**
+ * Bounded exponential backoff with full jitter (each delay uniform over [0, step]), shared by REST
+ * retries and stream reconnects; an answer with `Retry-After` waits at least that, plus the jitter.
+ */
 export interface BackoffOptions {
-  /** First retry delay before jitter. @defaultValue 200 */
+  /** First retry's step: its delay is uniform over [0, baseDelayMs]. @defaultValue 200 */
   baseDelayMs?: number;
-  /** Upper bound of one delay before jitter. @defaultValue 5000 */
+  /** Upper bound of one step. @defaultValue 5000 */
   maxDelayMs?: number;
+  /** The jitter's random source, in [0, 1) (a seeded one makes delays reproducible in tests). @defaultValue Math.random */
+  random?: () => number;
 }
 
 /** Retry policy of REST operations. */

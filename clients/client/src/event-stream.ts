@@ -1,4 +1,4 @@
-import { backoffBounds, backoffDelay, sleep, type BackoffBounds } from './backoff.ts';
+import { backoffBounds, backoffDelay, retryAfterDelay, sleep, type BackoffBounds } from './backoff.ts';
 import { ChatApiError, ChatStreamError, ChatTokenRejectedError, type ChatStreamStopReason } from './chat-errors.ts';
 import { apiErrorOf, isTokenRefusal, type HttpTransport } from './http-transport.ts';
 import { SilenceTimeout, SseConnection } from './sse-connection.ts';
@@ -29,8 +29,9 @@ const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
  *   loop asks for the next event; a replay of that event after a reconnect (rule 7) is dropped;
  * - heartbeats advance nothing; no byte for `heartbeatTimeoutFactor` heartbeat intervals counts as
  *   a dead connection;
- * - `handoff` reconnects at once; a 429 waits `Retry-After`; every other failure reconnects after
- *   bounded exponential backoff with jitter;
+ * - `handoff` reconnects at once; a 429 or 503 with `Retry-After` waits at least that, plus full
+ *   jitter; every other failure reconnects after bounded exponential backoff with full jitter
+ *   (uniform over [0, step]), so the clients of a lost gateway come back spread out;
  * - `reauthorize` asks the token provider once for a fresh token and makes one connection with it;
  *   if that is refused (401, 403, `AUTHORIZATION_UNAVAILABLE`), or the connection it opened sends
  *   `reauthorize` again before delivering an event or outliving the silence timeout, the consumer
@@ -139,7 +140,7 @@ export class ChatEventStream<E extends { type: string; id: string }> implements 
             const refused = new ChatTokenRejectedError(error, this.transport.baseUrl, this.transport.canRefreshToken);
             this.stop('rejected', refused.message, refused);
           }
-          if (error.status === 429) delayMs = this.retryAfter(error);
+          if (error.status === 429 || (TRANSIENT_STATUSES.has(error.status) && error.retryAfter !== undefined)) delayMs = this.retryAfter(error);
           else if (TRANSIENT_STATUSES.has(error.status)) delayMs = this.backoff(`http_${error.status}`, error);
           else this.stop('rejected', `the stream was refused: ${error.message}`, error);
           continue;
@@ -245,12 +246,13 @@ export class ChatEventStream<E extends { type: string; id: string }> implements 
     return delayMs;
   }
 
-  /** The wait a 429 asks for: at least `Retry-After` (spec 6 rule 9), with a little jitter. */
+  /** The wait a 429 or 503 asks for: at least `Retry-After` (spec 6 rule 9, spec 7), plus full jitter, at most `maxRetryAfterMs`. */
   private retryAfter(error: ChatApiError): number {
-    if (error.retryAfter === undefined) return this.backoff('http_429', error);
+    const reason = `http_${error.status}`;
+    if (error.retryAfter === undefined) return this.backoff(reason, error);
+    const delayMs = retryAfterDelay(error.retryAfter, this.attempt, this.bounds, this.maxRetryAfterMs);
     this.attempt += 1;
-    const delayMs = Math.min(this.maxRetryAfterMs, error.retryAfter * 1000 + Math.round(Math.random() * this.bounds.baseDelayMs));
-    this.setState('backoff', 'http_429', { delayMs, error });
+    this.setState('backoff', reason, { delayMs, error });
     return delayMs;
   }
 

@@ -1,4 +1,4 @@
-import { abortReason, backoffBounds, backoffDelay, parseRetryAfter, sleep, type BackoffBounds } from './backoff.ts';
+import { abortReason, backoffBounds, backoffDelay, parseRetryAfter, retryAfterDelay, sleep, type BackoffBounds } from './backoff.ts';
 import { ChatApiError, ChatNetworkError, ChatTokenRejectedError } from './chat-errors.ts';
 import type { ChatClientOptions, TokenProvider } from './client-options.ts';
 import { assertSafeTransport, bareToken } from './credentials.ts';
@@ -110,8 +110,9 @@ export class HttpTransport {
       }
       forceRefresh = false;
       if (!RETRYABLE_STATUSES.has(response.status) || last) throw error;
-      const delay = retryDelay(error, attempt, this.bounds);
-      if (delay > this.maxRetryAfterMs) throw error;
+      // A Retry-After longer than the client waits for is the caller's to see at once.
+      if (error.retryAfter !== undefined && error.retryAfter * 1000 > this.maxRetryAfterMs) throw error;
+      const delay = error.retryAfter === undefined ? backoffDelay(attempt, this.bounds) : retryAfterDelay(error.retryAfter, attempt, this.bounds, this.maxRetryAfterMs);
       await sleep(delay, request.signal);
     }
   }
@@ -144,13 +145,6 @@ export class HttpTransport {
 /** A 401 about the bearer token itself (not about the core credential an append lends). */
 export function isTokenRefusal(error: ChatApiError): boolean {
   return error.status === 401 && error.code !== 'CORE_RESOURCE_TOKEN_REJECTED';
-}
-
-/** How long to wait before the next attempt after a retryable error answer. */
-function retryDelay(error: ChatApiError, attempt: number, bounds: BackoffBounds): number {
-  if (error.retryAfter === undefined) return backoffDelay(attempt, bounds);
-  // At least Retry-After (spec 7), plus a little jitter so capped clients do not return in lockstep.
-  return error.retryAfter * 1000 + Math.round(Math.random() * bounds.baseDelayMs);
 }
 
 /** The `X-Request-Id` header, if any. */

@@ -67,7 +67,11 @@ function refuse(status: number, code: string, headers: Record<string, string> = 
 
 const REPOSITORY = '01J00000000000000000000000';
 
-function consumer(server: Scripted, tokens: boolean[] = [], options: { heartbeatIntervalMs?: number; heartbeatTimeoutFactor?: number } = {}) {
+function consumer(
+  server: Scripted,
+  tokens: boolean[] = [],
+  options: { heartbeatIntervalMs?: number; heartbeatTimeoutFactor?: number; backoff?: { baseDelayMs: number; maxDelayMs: number; random?: () => number } } = {},
+) {
   const statuses: StreamStatus[] = [];
   const client = new ChatClient({
     baseUrl: server.url,
@@ -196,6 +200,24 @@ describe('ChatEventStream rules against a scripted event stream', function () {
     await stream.run(() => stream.close());
     expect(server.requests[1]!.at - server.requests[0]!.at).to.be.at.least(1000);
     expect(statuses.find((s) => s.reason === 'http_429')!.delayMs).to.be.at.least(1000);
+  });
+
+  it('503 with Retry-After (a gateway at its open rate) waits at least Retry-After plus full jitter before reconnecting', async () => {
+    server = await scriptedServer([refuse(503, 'STREAM_UNAVAILABLE', { 'retry-after': '1' }), sse([frame('message', message(1), 'c1')], false)]);
+    const { stream, statuses } = consumer(server, [], { backoff: { baseDelayMs: 400, maxDelayMs: 400, random: () => 0.5 } });
+    await stream.run(() => stream.close());
+    expect(statuses.find((s) => s.reason === 'http_503')!.delayMs).to.equal(1200);
+    expect(server.requests[1]!.at - server.requests[0]!.at).to.be.at.least(1200);
+  });
+
+  it('a cut connection reconnects after full jitter over the first step, from the injected random source', async () => {
+    server = await scriptedServer([sse([frame('message', message(1), 'c1')], true), sse([frame('message', message(2), 'c2')], false)]);
+    const { stream, statuses } = consumer(server, [], { backoff: { baseDelayMs: 1000, maxDelayMs: 1000, random: () => 0.05 } });
+    await stream.run((event) => {
+      if (event.id === 'c2') stream.close();
+    });
+    const backoff = statuses.find((s) => s.state === 'backoff')!;
+    expect(backoff.delayMs).to.equal(50);
   });
 
   it('a refusal retrying cannot fix (400) stops at once; the token is only ever in the Authorization header', async () => {
