@@ -60,19 +60,22 @@ describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
     await Promise.all(leases.map((lease) => lease.release()));
     // One ZREM per set (1 room + 3 principals); other suites' commands could only add a few.
     expect((await zremCalls()) - before).to.be.below(20);
-    for (const key of await keyspace.keysOf(keyPrefix)) expect(await keyspace.admin.zcard(key), key).to.equal(0);
+    for (const key of await keyspace.keysOf(keyPrefix)) if (!key.includes('{cap:h:')) expect(await keyspace.admin.zcard(key), key).to.equal(0);
     // A lease released twice, or after the batch went out, stays harmless.
     await leases[0]!.release();
   });
 
-  it('lays keys out as <prefix>:{cap:p|r|i:<key>} scored by server-clock expiry, every key with a TTL', async () => {
+  it('lays keys out as <prefix>:{cap:p|r|i:<key>} scored by server-clock expiry, and its liveness as <prefix>:{cap:h:<holder>}, every key with a TTL', async () => {
     const keyPrefix = keyspace.prefix('cap');
     const registry = open({ redis: REDIS_URL, keyPrefix, leaseMs: 4_000 });
     const principal = fresh('p');
     const room = fresh('r');
     const lease = await registry.acquire({ principalKey: principal, roomKey: room });
     const inbox = await registry.acquireInbox({ principalKey: principal });
-    const keys = (await keyspace.keysOf(keyPrefix)).sort();
+    const holderKey = `${keyPrefix}:{cap:h:${registry.holder}}`;
+    expect(await keyspace.admin.pttl(holderKey)).to.be.within(1, 5_000);
+    expect(lease.id.startsWith(`${registry.holder}.`)).to.equal(true);
+    const keys = (await keyspace.keysOf(keyPrefix)).filter((key) => key !== holderKey).sort();
     const idOf = (key: string) => (key.includes('{cap:i:') ? inbox.id : lease.id);
     expect(keys).to.deep.equal([`${keyPrefix}:{cap:p:${principal}}`, `${keyPrefix}:{cap:r:${room}}`, `${keyPrefix}:{cap:i:${principal}}`].sort());
     const [seconds] = await keyspace.admin.time();
@@ -174,6 +177,48 @@ describe('RedisStreamLeaseRegistry (Redis specifics)', function () {
       expect(freedAfter).to.be.within(0, leaseMs + 200);
     } finally {
       gateway.kill('SIGKILL');
+    }
+  });
+
+  it('frees the slots of a SIGKILLed holder within holderTtlMs of its death, long before its 30 s leases expire', async () => {
+    const keyPrefix = keyspace.prefix('cap');
+    const leaseMs = 30_000;
+    const principal = fresh('p');
+    const room = fresh('r');
+    const inboxHolder = startScript('hold-stream-leases.ts', [REDIS_URL, keyPrefix, principal, 'inbox', '2', String(leaseMs)]);
+    const roomHolder = startScript('hold-stream-leases.ts', [REDIS_URL, keyPrefix, principal, room, '3', String(leaseMs)]);
+    try {
+      await firstJsonLine<{ ids: string[] }>(inboxHolder, 15_000);
+      await firstJsonLine<{ ids: string[] }>(roomHolder, 15_000);
+      const registry = open({ redis: REDIS_URL, keyPrefix, principalCap: 3, roomCap: 3, inboxPrincipalCap: 2, leaseMs });
+      // Alive past its liveness key's life: its slots stay taken.
+      await sleep(6_000);
+      expect(((await tryAcquire(registry, principal, fresh('r'))) as AppError).code).to.equal('STREAM_PRINCIPAL_LIMIT');
+      expect(((await tryAcquire(registry, fresh('p'), room)) as AppError).code).to.equal('STREAM_ROOM_LIMIT');
+      expect(((await tryAcquireInbox(registry, principal)) as AppError).code).to.equal('STREAM_UNAVAILABLE');
+
+      inboxHolder.kill('SIGKILL');
+      roomHolder.kill('SIGKILL');
+      const killedAt = Date.now();
+      const freed = async (attempt: () => Promise<unknown>): Promise<number> => {
+        while (Date.now() - killedAt < leaseMs / 2) {
+          if (!((await attempt()) instanceof AppError)) return Date.now() - killedAt;
+          await sleep(100);
+        }
+        return -1;
+      };
+      const [roomFreed, inboxFreed] = await Promise.all([freed(() => tryAcquire(registry, principal, room)), freed(() => tryAcquireInbox(registry, principal))]);
+      // The default holderTtlMs is 5 s; the leases would have held for 30.
+      expect(roomFreed).to.be.within(0, 8_000);
+      expect(inboxFreed).to.be.within(0, 8_000);
+      // Every slot of the dead holder went, not only the one taken: the caps have their room back.
+      await registry.acquire({ principalKey: principal, roomKey: room });
+      await registry.acquire({ principalKey: principal, roomKey: room });
+      expect(((await tryAcquire(registry, principal, room)) as AppError).code).to.equal('STREAM_PRINCIPAL_LIMIT');
+      await registry.acquireInbox({ principalKey: principal });
+    } finally {
+      inboxHolder.kill('SIGKILL');
+      roomHolder.kill('SIGKILL');
     }
   });
 

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { defineLua, runLua } from '../redis/lua-command.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
 import { connectionName, settleWithin, withDeadline } from '@chat/redis-client';
@@ -34,6 +34,12 @@ export interface RedisStreamLeaseRegistryOptions extends StreamCapOptions {
   timeoutMs?: number;
   /** Told about failed renewals (retried on the next round), failed releases and lost leases ({@link StreamLeaseLostError}). */
   onError?: (err: unknown) => void;
+  /**
+   * Life of this registry's liveness key, refreshed every fifth of it: once a process is gone for
+   * this long, its slots count as free to the next acquire that finds its cap full, instead of
+   * waiting out `leaseMs`. @defaultValue 5000
+   */
+  holderTtlMs?: number;
 }
 
 /** Ids per renewal script call, so one crowded room does not make one huge script run. */
@@ -52,6 +58,9 @@ function sliceOf(key: string): number {
   return (hash >>> 0) % RENEWAL_SLICES;
 }
 
+/** How long a holder found alive is taken to be alive without asking Redis again. */
+const HOLDER_ALIVE_CACHE_MS = 1000;
+
 /** The sets a live lease holds a slot in: a room stream's principal and room sets, or an inbox stream's one set. */
 type HeldSlots = readonly string[];
 
@@ -66,6 +75,18 @@ type HeldSlots = readonly string[];
  * key, one slice renewed per tick: thousands of sets renewed in one burst would hold Redis, and the
  * event loop that sends and reads the calls, for tens of milliseconds, and every append and delivery
  * waiting behind them would feel it.
+ *
+ * A process that dies without closing (SIGKILL, OOM, a lost node) stops renewing, and its slots
+ * would hold their caps until they expire, `leaseMs` later. So each registry is a holder with a
+ * random id: its lease ids are `<holder>.<n>`, and it keeps a liveness key
+ * `<prefix>:{cap:h:<holder>}` alive for `holderTtlMs`, refreshed every fifth of it (one SET per
+ * process, whatever it holds). An acquire that finds a cap full is told the holders of the slots in
+ * the way, asks which liveness keys are gone (a holder seen alive is trusted for a second), and takes
+ * again dropping the slots of the dead ones: the slots of a killed gateway free within `holderTtlMs`
+ * of its death. The liveness keys live in slots of their own (a set's script cannot read them in
+ * Redis Cluster), so the asking is separate commands, and happens only on the way to a refusal.
+ * A holder cut off from Redis for longer than `holderTtlMs` while its streams go on may see its slots
+ * taken; its renewals then report them lost, and the cap is exceeded by those streams until they end.
  */
 export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private readonly settings: StreamCapSettings;
@@ -84,6 +105,14 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private pendingRemovals = new Map<string, Set<string>>();
   private removalWaiters: Array<() => void> = [];
   private removalScheduled = false;
+  /** This registry's id among the holders of slots; lease ids are `<holder>.<n>`. */
+  readonly holder = randomBytes(9).toString('base64url');
+  private leaseCount = 0;
+  private readonly holderTtlMs: number;
+  private readonly liveness: NodeJS.Timeout;
+  private announced: Promise<void> | undefined;
+  /** Other holders found alive, until when they are taken to be. */
+  private readonly aliveUntil = new Map<string, number>();
 
   constructor(options: RedisStreamLeaseRegistryOptions) {
     this.settings = streamCapSettings(options);
@@ -97,6 +126,15 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     this.timer = setInterval(() => void this.renewDue(), Math.max(1, Math.floor(this.settings.leaseMs / 3 / RENEWAL_SLICES)));
     // Renewals alone must not keep a process alive that has nothing else to do.
     this.timer.unref();
+    this.holderTtlMs = options.holderTtlMs ?? 5000;
+    if (!Number.isSafeInteger(this.holderTtlMs) || this.holderTtlMs < 500) throw new RangeError(`holderTtlMs must be an integer of at least 500, got ${this.holderTtlMs}`);
+    this.liveness = setInterval(() => void this.announce().catch((err: unknown) => this.report(err)), Math.floor(this.holderTtlMs / 5));
+    this.liveness.unref();
+  }
+
+  /** The key whose presence says holder `holder` is alive. */
+  holderKey(holder: string): string {
+    return `${this.keyPrefix}:{cap:h:${holder}}`;
   }
 
   principalSetKey(principalKey: string): string {
@@ -113,7 +151,8 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
 
   async acquire(input: { principalKey: string; roomKey: string }): Promise<StreamLease> {
     if (this.closed) throw streamLeasesUnavailable();
-    const id = randomUUID();
+    await this.ensureAnnounced();
+    const id = this.nextId();
     const principalSet = this.principalSetKey(input.principalKey);
     const roomSet = this.roomSetKey(input.roomKey);
     // Both slots are asked for at once (one round trip: the connection pipelines commands of one
@@ -133,7 +172,8 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
 
   async acquireInbox(input: { principalKey: string }): Promise<StreamLease> {
     if (this.closed) throw streamLeasesUnavailable();
-    const id = randomUUID();
+    await this.ensureAnnounced();
+    const id = this.nextId();
     const inboxSet = this.inboxSetKey(input.principalKey);
     await this.take('inbox', inboxSet, id, this.settings.inboxPrincipalCap);
     return this.hold(id, [inboxSet]);
@@ -143,12 +183,55 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.liveness);
     await this.flushRemovals();
     const held = [...this.live];
     this.live.clear();
     for (const sets of this.setsBySlice) sets.clear();
     if (held.length > 0) await this.removeQuietly(held.flatMap(([id, slots]) => slots.map((key) => ({ key, ids: [id] }))));
+    try {
+      await withDeadline(this.handle.redis.del(this.holderKey(this.holder)), this.timeoutMs);
+    } catch (err) {
+      this.report(err); // it expires within holderTtlMs
+    }
     await releaseHandle(this.handle);
+  }
+
+  private nextId(): string {
+    this.leaseCount += 1;
+    return `${this.holder}.${this.leaseCount.toString(36)}`;
+  }
+
+  /** Sets or refreshes this holder's liveness key. */
+  private async announce(): Promise<void> {
+    if (this.closed) return;
+    await withDeadline(this.handle.redis.set(this.holderKey(this.holder), '1', 'PX', this.holderTtlMs), this.timeoutMs);
+  }
+
+  /** Resolves once this holder's liveness key was set: no slot is taken under a holder nobody can see alive. */
+  private async ensureAnnounced(): Promise<void> {
+    this.announced ??= this.announce();
+    try {
+      await this.announced;
+    } catch (err) {
+      this.announced = undefined;
+      throw streamLeasesUnavailable(err);
+    }
+  }
+
+  /** Of `holders`, the ones whose liveness key is gone. */
+  private async deadAmong(holders: readonly string[]): Promise<string[]> {
+    const now = Date.now();
+    const unknown = holders.filter((h) => h !== this.holder && (this.aliveUntil.get(h) ?? 0) <= now);
+    if (unknown.length === 0) return [];
+    const exists = await withDeadline(Promise.all(unknown.map((h) => this.handle.redis.exists(this.holderKey(h)))), this.timeoutMs);
+    if (this.aliveUntil.size > 10_000) this.aliveUntil.clear();
+    const dead: string[] = [];
+    unknown.forEach((h, i) => {
+      if (exists[i] === 1) this.aliveUntil.set(h, now + HOLDER_ALIVE_CACHE_MS);
+      else dead.push(h);
+    });
+    return dead;
   }
 
   /** Registers slots taken in Redis as a live lease, unless the registry closed meanwhile. */
@@ -161,14 +244,17 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     return { id, release: () => this.release(id) };
   }
 
+  /** Takes a slot in `key`; when the cap is full and some slots in the way belong to dead holders, takes again without them. */
   private async take(kind: StreamCapKind, key: string, id: string, cap: number): Promise<void> {
-    let result: { taken: boolean; earliestExpiryMs: number };
+    let result: { taken: boolean; earliestExpiryMs: number; holders: string[] };
     try {
-      const reply = await withDeadline(
-        runLua(this.handle.redis, TAKE_SLOT, [key], [id, cap, this.settings.leaseMs, this.keyTtlMs()]),
-        this.timeoutMs,
-      );
-      result = parseTake(reply);
+      const takeOnce = async (dead: readonly string[]) =>
+        parseTake(await withDeadline(runLua(this.handle.redis, TAKE_SLOT, [key], [id, cap, this.settings.leaseMs, this.keyTtlMs(), ...dead]), this.timeoutMs));
+      result = await takeOnce([]);
+      if (!result.taken && result.holders.length > 0) {
+        const dead = await this.deadAmong(result.holders);
+        if (dead.length > 0) result = await takeOnce(dead);
+      }
     } catch (err) {
       throw streamLeasesUnavailable(err);
     }
