@@ -4,6 +4,8 @@ import type { InboxPageResponse, MessagePageResponse, MessageResponse, Notificat
 import type { ApiResponse } from '../harness/api-client.ts';
 import { ChildService } from '../harness/child-service.ts';
 import { expectStatus } from '../harness/assertions.ts';
+import { residentBytes } from '../harness/gateway-cluster.ts';
+import { clientConnections } from '../harness/process-sockets.ts';
 import { MODES, sharedStack, type Stack } from '../harness/stacks.ts';
 import { buildBotWorld, mentionBody, type BotWorld } from './bot-world.ts';
 
@@ -17,6 +19,30 @@ const FOLLOWS = [
   { follow: 'list', repositories: 3 },
   { follow: 'feed', repositories: 80 },
 ] as const;
+/** What a bot following its feed may hold at once (runBot's default `maxConnections`), its stream included. */
+const FEED_MAX_CONNECTIONS = 4;
+/** The bot process's resident memory ceiling. */
+const FEED_MAX_RSS_BYTES = 150 * 1024 * 1024;
+
+/** Samples a running bot's connections to the service and its memory until stopped; the highest of each. */
+function watchBot(bot: ChildService, port: number): { stop(): { connections: number; rssBytes: number } } {
+  const peak = { connections: 0, rssBytes: 0 };
+  let running = true;
+  void (async () => {
+    while (running && !bot.hasExited) {
+      const [connections, rss] = await Promise.all([clientConnections(bot.pid!, port), residentBytes(bot.pid!).catch(() => 0)]);
+      peak.connections = Math.max(peak.connections, connections);
+      peak.rssBytes = Math.max(peak.rssBytes, rss);
+      await sleep(100);
+    }
+  })();
+  return {
+    stop() {
+      running = false;
+      return peak;
+    },
+  };
+}
 /** Kills of a bot that had handled something, while the mentions arrive and after, before the last, undisturbed run. */
 const MIN_KILLS = 10;
 
@@ -96,6 +122,12 @@ for (const mode of MODES) for (const { follow, repositories: REPOSITORIES } of F
 
       // Start, let it run a random while, SIGKILL; again. One run in five is killed at a random moment
       // of its start; the others a random while after their first reply (or after 30 s without work).
+      const port = Number(new URL(stack.chat.url).port);
+      const peaks = { connections: 0, rssBytes: 0 };
+      const recordPeak = (peak: { connections: number; rssBytes: number }) => {
+        peaks.connections = Math.max(peaks.connections, peak.connections);
+        peaks.rssBytes = Math.max(peaks.rssBytes, peak.rssBytes);
+      };
       let kills = 0;
       let workingKills = 0;
       let runs = 0;
@@ -104,12 +136,14 @@ for (const mode of MODES) for (const { follow, repositories: REPOSITORIES } of F
       while (!writingDone || workingKills < MIN_KILLS) {
         const run = runs++;
         const bot = startBot(stack, world, botToken, `crash-bot-${mode}-${follow}-${run}`, follow);
+        const watch = watchBot(bot, port);
         if (run % 5 === 0) await sleep(Math.random() * 1500);
         else {
           await bot.waitForOutput(/^handled /m, 30_000).catch(() => undefined);
           await sleep(Math.random() * 1500);
         }
         if (bot.hasExited) throw new Error(`the bot exited by itself:\n${bot.log}`);
+        recordPeak(watch.stop());
         const exited = once(bot.process, 'exit');
         bot.process.kill('SIGKILL');
         await exited;
@@ -121,6 +155,7 @@ for (const mode of MODES) for (const { follow, repositories: REPOSITORIES } of F
 
       // The last run is left alone until every mention has its reply and every checkpoint is on the last notification.
       const last = startBot(stack, world, botToken, `crash-bot-${mode}-${follow}-final`, follow);
+      const lastWatch = watchBot(last, port);
       // Its stop signals are handled from here on: the earlier runs may have done all the work already.
       await last.waitForOutput(/^bot started$/m, 60_000);
       const rooms = world.repositories.flatMap((r) => [{ repositoryId: r.repositoryId }, { repositoryId: r.repositoryId, branchId: r.branchId }]);
@@ -142,6 +177,7 @@ for (const mode of MODES) for (const { follow, repositories: REPOSITORIES } of F
         if (last.hasExited) throw new Error(`the last bot run exited:\n${last.log}`);
         await sleep(1000);
       }
+      recordPeak(lastWatch.stop());
       await last.stop(30_000);
       replays += replaysIn(last);
 
@@ -165,6 +201,12 @@ for (const mode of MODES) for (const { follow, repositories: REPOSITORIES } of F
       expect(workingKills).to.be.at.least(MIN_KILLS);
       expect(kills).to.be.at.least(workingKills);
       expect(replays, 'replies answered 200 (replayed) after a restart').to.be.greaterThan(0);
+      if (follow === 'feed') {
+        // One stream for every repository, and a few kept-alive connections for lookups and replies.
+        expect(peaks.connections, 'connections to the service at once').to.be.within(1, FEED_MAX_CONNECTIONS);
+        expect(peaks.rssBytes, 'the bot process\'s resident memory').to.be.below(FEED_MAX_RSS_BYTES);
+      }
+      process.stdout.write(`      (${follow}: at most ${peaks.connections} connections, ${Math.round(peaks.rssBytes / 1048576)} MB resident)\n`);
     });
   });
 }

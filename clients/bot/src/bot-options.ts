@@ -64,6 +64,13 @@ export interface BotOptions {
   allowInsecureHttp?: boolean;
   /** A client to use instead of one made from `baseUrl` and `token` (e.g. with a custom fetch). */
   client?: ChatClient;
+  /**
+   * Connections the bot keeps open to the service, its streams included (the client made from
+   * `baseUrl`; a `client` given brings its own). Requests beyond them wait for a free one. Listed
+   * repositories need one each for their streams, so it is raised to `repositories.length + 2` then.
+   * @defaultValue 4
+   */
+  maxConnections?: number;
   /** Acknowledge after this many handled notifications of a repository (or of the feed). @defaultValue 50 */
   ackEvery?: number;
   /** Acknowledge what was handled at least this often (milliseconds). @defaultValue 1000 */

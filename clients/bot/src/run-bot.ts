@@ -1,11 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { ChatClient, ChatStreamError, ChatTokenRejectedError } from '@chat/client';
 import type { BotHandle, BotLogger, BotOptions } from './bot-options.ts';
+import { connectionBoundedFetch } from './bounded-fetch.ts';
 import { runFeedWorker } from './feed-worker.ts';
 import { runInboxWorker } from './inbox-worker.ts';
 import { MessageLocator } from './message-locator.ts';
 
-const DEFAULTS = { ackEvery: 50, ackIntervalMs: 1000, maxHandlerAttempts: 3, handlerRetryDelayMs: 500, concurrency: 8, stopSignals: ['SIGTERM', 'SIGINT'] as NodeJS.Signals[] };
+const DEFAULTS = { ackEvery: 50, ackIntervalMs: 1000, maxHandlerAttempts: 3, handlerRetryDelayMs: 500, concurrency: 8, maxConnections: 4, stopSignals: ['SIGTERM', 'SIGINT'] as NodeJS.Signals[] };
 
 /** Notifications a feed worker takes ahead of the handled ones, per handler slot. */
 const AHEAD_PER_HANDLER = 64;
@@ -56,7 +57,11 @@ export function runBot(options: BotOptions): BotHandle {
   const concurrency = options.concurrency ?? DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError('runBot: concurrency must be a positive integer');
   const logger = options.logger ?? stderrLogger;
-  const client = options.client ?? new ChatClient({ baseUrl: options.baseUrl, token: options.token, allowInsecureHttp: options.allowInsecureHttp === true });
+  const maxConnections = Math.max(options.maxConnections ?? DEFAULTS.maxConnections, repositories === undefined ? 2 : repositories.length + 2);
+  if (!Number.isInteger(maxConnections)) throw new TypeError('runBot: maxConnections must be an integer');
+  const transport = options.client ? undefined : connectionBoundedFetch(maxConnections);
+  const client =
+    options.client ?? new ChatClient({ baseUrl: options.baseUrl, token: options.token, allowInsecureHttp: options.allowInsecureHttp === true, fetch: transport!.fetch });
   const stopping = new AbortController();
   // Every worker and every handler's pause listens for the stop: one listener per repository at least.
   setMaxListeners(0, stopping.signal);
@@ -97,9 +102,10 @@ export function runBot(options: BotOptions): BotHandle {
       throw error;
     },
   );
-  const settled = done.finally(() => {
+  const settled = done.finally(async () => {
     for (const signal of signals) process.off(signal, stop);
     options.signal?.removeEventListener('abort', stop);
+    await transport?.close().catch(() => undefined);
   });
   settled.catch(() => undefined);
   return {
