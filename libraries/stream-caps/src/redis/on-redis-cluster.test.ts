@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { Cluster } from 'ioredis';
 import { startRedisCluster, type RedisCluster } from '../../../../tests/harness/redis-cluster.ts';
+import { AppError } from '@chat/contracts';
 import { runLeaseRegistryContract } from '../../test/lease-registry-contract.ts';
+import { firstJsonLine, startScript } from '../../test/redis-test-support.ts';
 import { RedisStreamLeaseRegistry } from '../leases/redis-stream-lease-registry.ts';
 import type { RedisClusterTarget } from '@chat/redis-client';
 
@@ -44,6 +46,33 @@ describe('stream leases on a Redis Cluster (3 masters, 3 replicas)', function ()
     } finally {
       await registry.close();
       admin.disconnect();
+    }
+  });
+
+  it("frees a SIGKILLed holder's slots once its liveness key (in a slot of its own) lapses, without a cross-slot command", async () => {
+    const keyPrefix = prefix('cap');
+    const holder = startScript('hold-stream-leases.ts', [JSON.stringify(target), keyPrefix, 'p-dead', 'r-dead', '2', '30000']);
+    const registry = new RedisStreamLeaseRegistry({ redis: target, keyPrefix, principalCap: 2, roomCap: 2, leaseMs: 30_000 });
+    try {
+      await firstJsonLine<{ ids: string[] }>(holder, 15_000);
+      const refused = await registry.acquire({ principalKey: 'p-dead', roomKey: 'r-other' }).catch((err: unknown) => err);
+      expect((refused as AppError).code).to.equal('STREAM_PRINCIPAL_LIMIT');
+      holder.kill('SIGKILL');
+      const killedAt = Date.now();
+      let freedAfter = -1;
+      while (Date.now() - killedAt < 15_000) {
+        const outcome = await registry.acquire({ principalKey: 'p-dead', roomKey: 'r-dead' }).catch((err: unknown) => err);
+        if (!(outcome instanceof AppError)) {
+          freedAfter = Date.now() - killedAt;
+          break;
+        }
+        expect(outcome.code, outcome.message).to.be.oneOf(['STREAM_PRINCIPAL_LIMIT', 'STREAM_ROOM_LIMIT']);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(freedAfter, 'freed within the 5 s liveness, not the 30 s lease').to.be.within(0, 8_000);
+    } finally {
+      holder.kill('SIGKILL');
+      await registry.close();
     }
   });
 });
