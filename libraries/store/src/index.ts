@@ -4,6 +4,8 @@ export { migrate, type MigrateResult } from './migrate.ts';
 export { createStore, type Store } from './store.ts';
 export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';
 export type { MessageRepository } from './message.repository.ts';
+export { SearchTimeoutError, type MessageSearchQuery, type SearchHit, type SearchOrder, type SearchPage, type SearchPosition } from './message-search.ts';
+export { highlightFragments, type HighlightRun } from './search-highlight.ts';
 export type { NewMessage, AppendOutcome, AppendOptions, AppendHold, HoldOutcome } from './message-append.types.ts';
 export { placeBudget, type AppendRateLimit, type AppendRateBudget, type PlacedBudget } from './append-rate-window.ts';
 export type { RateWindowRepository } from './rate-window.repository.ts';

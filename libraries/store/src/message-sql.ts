@@ -41,6 +41,12 @@ export const RETURN_RATE_UNIT: SqlStatement = {
   text: 'SELECT chat_return_append_rate_unit($1, $2, $3, $4)',
 };
 
+/** Takes a unit of a budget outside an append (a search's): true when taken, NULL when spent. */
+export const TAKE_RATE_UNIT: SqlStatement = {
+  name: 'chat_take_append_rate_unit_v1',
+  text: 'SELECT chat_take_append_rate_unit($1, $2, $3, $4, $5) AS taken',
+};
+
 /** Deletes rows of ended windows ($1: windows that started before, ms; $2: at most this many). */
 export const SWEEP_RATE_WINDOWS: SqlStatement = {
   text: 'SELECT chat_sweep_append_rate_windows($1, $2) AS swept',
@@ -90,7 +96,7 @@ export function messageRowFromJson(r: JsonMessageRow): MessageRow {
   return messageRowFromSql({ ...r, body_markdown: Buffer.from(r.body_base64, 'base64'), created_at: new Date(r.created_at) });
 }
 
-function messageRowFromSql(r: RawMessageRow): MessageRow {
+export function messageRowFromSql(r: RawMessageRow): MessageRow {
   return {
     roomId: r.room_id,
     seq: Number(r.seq),

@@ -4,10 +4,11 @@ import { placeBudget } from './append-rate-window.ts';
 import type { AppendHold, AppendOptions, AppendOutcome, HoldOutcome, NewMessage, PendingAppend } from './message-append.types.ts';
 import type { ChatDb } from './database.ts';
 import { appendBatch, ensureRooms } from './message-append.ts';
+import { searchMessages, type MessageSearchQuery, type SearchPage } from './message-search.ts';
 import type { RateWindowRepository } from './rate-window.repository.ts';
 import type { SqlClient } from './sql-client.ts';
 import { roomScopeKey, type RoomScope } from './room.repository.ts';
-import { messages, type MessageRow } from './schema.ts';
+import { messageColumns, messages, type MessageRow } from './schema.ts';
 import { storeCall } from './store-errors.ts';
 
 /**
@@ -40,6 +41,11 @@ export interface MessageRepository {
    * room's size or the position.
    */
   listBefore(roomId: string, beforeSeq: number, limit: number): Promise<MessageRow[]>;
+  /**
+   * Messages of a repository, or of one of its rooms, that match `query` (message-search.ts), a page
+   * in the query's order; SearchTimeoutError past the query's time bound.
+   */
+  search(query: MessageSearchQuery): Promise<SearchPage>;
 }
 
 export function createMessageRepository(db: ChatDb, sql: SqlClient, rateWindows: RateWindowRepository, batching: AppendBatcherOptions = {}): MessageRepository {
@@ -83,7 +89,7 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient, rateWindows:
     listAfter: (roomId, afterSeq, limit) =>
       storeCall(() =>
         db
-          .select()
+          .select(messageColumns)
           .from(messages)
           .where(and(eq(messages.roomId, roomId), gt(messages.seq, afterSeq)))
           .orderBy(asc(messages.seq))
@@ -92,13 +98,14 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient, rateWindows:
     listBefore: (roomId, beforeSeq, limit) =>
       storeCall(async () => {
         const rows = await db
-          .select()
+          .select(messageColumns)
           .from(messages)
           .where(and(eq(messages.roomId, roomId), lt(messages.seq, beforeSeq)))
           .orderBy(desc(messages.seq))
           .limit(limit);
         return rows.reverse();
       }),
+    search: (query) => searchMessages(db, query),
   };
 }
 

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { ChatDb, DatabaseTarget } from './database.ts';
 import { DELETE_OUTBOX } from './message-sql.ts';
 import { rowsOf } from './sql-script.ts';
-import { messages, outbox, type MessageRow, type OutboxRow } from './schema.ts';
+import { messageColumns, messages, outbox, type MessageRow, type OutboxRow } from './schema.ts';
 import type { SqlClient } from './sql-client.ts';
 import { storeCall } from './store-errors.ts';
 
@@ -82,7 +82,7 @@ type Queryable = Pick<ChatDb, 'select'>;
 
 async function listStaleOn(db: Queryable, olderThan: Date, limit: number): Promise<OutboxEntry[]> {
   const rows = await db
-    .select({ entry: outbox, message: messages })
+    .select({ entry: outbox, message: messageColumns })
     .from(outbox)
     .leftJoin(messages, and(eq(outbox.channel, 'messages'), isNull(outbox.payload), eq(messages.roomId, outbox.scopeKey), eq(messages.seq, outbox.seq)))
     .where(lt(outbox.createdAt, olderThan))

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
 const ROLLBACK = Symbol('rollback');
 const keepText = (value) => value;
@@ -58,12 +59,15 @@ async function run(request) {
  * written by another PostgreSQL build may not load.
  */
 function open({ dataDir, template }) {
-  if (!dataDir) return new PGlite();
-  if (!template) return new PGlite(dataDir);
+  // pg_trgm indexes message search (migrations/0010_message_search.sql); a data directory that has
+  // it installed opens only with it loaded.
+  const extensions = { pg_trgm };
+  if (!dataDir) return new PGlite({ extensions });
+  if (!template) return new PGlite(dataDir, { extensions });
   const manifest = JSON.parse(readFileSync(`${template}.json`, 'utf8'));
   const installed = installedPgliteVersion();
   if (manifest.pglite !== installed) throw new Error(`the PGlite template was built with PGlite ${manifest.pglite}, this is ${installed}`);
-  return new PGlite(dataDir, { loadDataDir: new Blob([readFileSync(template)]) });
+  return new PGlite(dataDir, { extensions, loadDataDir: new Blob([readFileSync(template)]) });
 }
 
 function installedPgliteVersion() {

@@ -1,14 +1,17 @@
 import { windowStartAt, type AppendRateBudget, type AppendRateLimit } from './append-rate-window.ts';
-import { RETURN_RATE_UNIT, SWEEP_RATE_WINDOWS } from './message-sql.ts';
+import { RETURN_RATE_UNIT, SWEEP_RATE_WINDOWS, TAKE_RATE_UNIT } from './message-sql.ts';
 import type { SqlClient } from './sql-client.ts';
 import { storeCall } from './store-errors.ts';
 
 /**
  * The append rate windows (table `append_rate_windows`, its functions in `sql/functions/`) outside
- * an append statement: a held unit given back, and the sweep of ended windows. Units are taken by
- * the append statement itself.
+ * an append statement: a held unit given back, and the sweep of ended windows. An append's units are
+ * taken by the append statement itself; other operations that cost the service (search) take units
+ * of budgets of their own here, with room keys no room has.
  */
 export interface RateWindowRepository {
+  /** Takes one unit of `budget` in its window: false when the budget is spent. */
+  take(budget: AppendRateBudget): Promise<boolean>;
   /** Gives a unit back to the window it was taken in; nothing once that window has ended. */
   giveBack(budget: Omit<AppendRateBudget, 'limit'>): Promise<void>;
   /**
@@ -25,6 +28,11 @@ export function createRateWindowRepository(sql: SqlClient): RateWindowRepository
       return Number(rows[0]?.swept ?? 0);
     });
   return {
+    take: (b) =>
+      storeCall(async () => {
+        const rows = await sql.query<{ taken: boolean | null }>(TAKE_RATE_UNIT, [b.senderKind, b.senderId, b.roomKey, b.windowStartMs, b.limit]);
+        return rows[0]?.taken === true;
+      }),
     giveBack: (b) =>
       storeCall(async () => {
         await sql.query(RETURN_RATE_UNIT, [b.senderKind, b.senderId, b.roomKey, b.windowStartMs]);

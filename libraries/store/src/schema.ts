@@ -2,6 +2,7 @@
  * drizzle table definitions. They mirror the SQL migrations in `../migrations`, which are the
  * source of truth for the database shape (a test checks the two agree).
  */
+import { getTableColumns } from 'drizzle-orm';
 import { bigint, bigserial, customType, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** UTF-8 text kept as bytes, so any string (NUL included) round-trips exactly. */
@@ -62,6 +63,8 @@ export const messages = pgTable(
     authorizingSubjectKind: text('authorizing_subject_kind', { enum: ['user', 'organization'] }),
     botCredentialId: text('bot_credential_id'),
     botGrantId: text('bot_grant_id'),
+    /** What search matches (sql/functions/chat_message_search_text.sql); never read back. */
+    searchText: text('search_text'),
   },
   (t) => [
     primaryKey({ columns: [t.roomId, t.seq] }),
@@ -82,5 +85,8 @@ export const outbox = pgTable('outbox', {
 
 export const schema = { serviceKeys, rooms, messages, outbox };
 export type RoomRow = typeof rooms.$inferSelect;
-export type MessageRow = typeof messages.$inferSelect;
+export type MessageRow = Omit<typeof messages.$inferSelect, 'searchText'>;
+
+/** The columns of a message that reads return: all but `search_text`, which only search reads. */
+export const messageColumns = (({ searchText: _searchText, ...columns }) => columns)(getTableColumns(messages));
 export type OutboxRow = typeof outbox.$inferSelect;

@@ -25,8 +25,21 @@ function databaseUrlFor(schema: string): string {
 export const TEST_DATABASE_URL = databaseUrlFor(TEST_SCHEMA);
 
 export async function ensureTestSchema(): Promise<void> {
+  await ensureSharedExtensions();
   await adminQuery(`CREATE SCHEMA IF NOT EXISTS ${TEST_SCHEMA}`).catch((err: { code?: string }) => {
     // Two suites creating it at once: the loser sees a unique violation; the schema exists either way.
+    if (err.code !== '23505') throw err;
+  });
+}
+
+/**
+ * An extension lives in one schema per database, and the migration installs pg_trgm in the first
+ * schema of its search path when the database has none: put it in `public` first, so dropping a
+ * test's own schema never drops the extension (and with it the indexes of every other schema).
+ */
+async function ensureSharedExtensions(): Promise<void> {
+  await adminQuery('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public').catch((err: { code?: string }) => {
+    // Two suites creating it at once: the loser sees a unique violation; it exists either way.
     if (err.code !== '23505') throw err;
   });
 }
@@ -91,6 +104,7 @@ export const freshTargets: { name: string; open(): Promise<FreshDatabase> }[] = 
     name: 'postgres',
     async open() {
       const schema = `chat_migrate_test_${ulid().toLowerCase()}`;
+      await ensureSharedExtensions();
       await adminQuery(`CREATE SCHEMA ${schema}`);
       const handles: Database[] = [];
       const openAnother = async () => {

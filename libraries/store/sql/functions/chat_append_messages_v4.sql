@@ -56,7 +56,7 @@ DECLARE
   -- small may use the (room_id, seq) primary key and read the whole room (only retries and sealed
   -- rooms come here).
   replay_query constant text := 'SELECT $1, ''replayed''::text, NULL::bigint, NULL::text, NULL::bigint, NULL::text,
-      NULL::bigint, to_jsonb(m) - ''body_markdown'' || jsonb_build_object(''body_base64'', encode(m.body_markdown, ''base64''))
+      NULL::bigint, to_jsonb(m) - ''body_markdown'' - ''search_text'' || jsonb_build_object(''body_base64'', encode(m.body_markdown, ''base64''))
     FROM messages m
     WHERE m.room_id = $2 AND m.sender_kind = $3 AND m.sender_id = $4 AND m.idempotency_key = $5';
 BEGIN
@@ -174,14 +174,18 @@ BEGIN
 
     -- The idempotency check is the insert itself: under the room lock no other append to this room
     -- runs, and the unique index sees this batch's own earlier inserts, so it cannot race. A
-    -- conflict leaves nothing behind and the message stored with the key is the answer.
+    -- conflict leaves nothing behind and the message stored with the key is the answer. search_text is
+    -- what search matches (chat_message_search_text.sql), written here so a message is searchable as
+    -- soon as its append commits.
     INSERT INTO messages (room_id, seq, message_id, repository_id, branch_id, sender_kind, sender_id,
         request_id, idempotency_key, body_markdown, body_bytes, rendered_html, mentions, created_at,
-        authorization_decision_id, authorizing_subject_id, authorizing_subject_kind, bot_credential_id, bot_grant_id)
+        authorization_decision_id, authorizing_subject_id, authorizing_subject_kind, bot_credential_id, bot_grant_id,
+        search_text)
       VALUES (room.room_id, next_seq + 1, next_id, item.repository_id, item.branch_id, item.sender_kind, item.sender_id,
         item.request_id, item.idempotency_key, decode(item.body_base64, 'base64'), item.body_bytes, item.rendered_html,
         item.mentions, timestamptz 'epoch' + next_ms * interval '1 millisecond', item.authorization_decision_id,
-        item.authorizing_subject_id, item.authorizing_subject_kind, item.bot_credential_id, item.bot_grant_id)
+        item.authorizing_subject_id, item.authorizing_subject_kind, item.bot_credential_id, item.bot_grant_id,
+        chat_message_search_text(decode(item.body_base64, 'base64')))
       ON CONFLICT (room_id, sender_kind, sender_id, idempotency_key) DO NOTHING;
     IF NOT FOUND THEN
       IF item.ord = ANY (counted) THEN
