@@ -9,6 +9,7 @@ export * from './message.ts';
 export * from './notification.ts';
 export * from './pages.ts';
 export * from './message-history.ts';
+export * from './search.ts';
 export * from './envelope.ts';
 export * from './events.ts';
 export * from './cursor.ts';

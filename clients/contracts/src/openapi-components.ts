@@ -69,6 +69,21 @@ export function buildComponents(): JsonObject {
       ),
       After: optionalString('query', 'after', 'A message cursor of this room: read the `limit` messages just after that message, as `cursor` on the list does.'),
       At: optionalString('query', 'at', 'A message cursor of this room: read that message and the `limit` - 1 messages after it.'),
+      SearchQuery: {
+        name: 'q', in: 'query', required: true,
+        description: 'The search (docs/interface.md, "Extensions": search): words, each found anywhere in a message (3 characters or more match inside words and identifiers), `"exact phrases"`, and filters `from:<principal ID>`, `mentions:<principal ID>`, `in:repository` or `in:<branch ULID>`, `before:<ISO date>`, `after:<ISO date>`, `has:code`, `has:link`. 1 to 512 characters; else REQUEST_INVALID.',
+        schema: { type: 'string', minLength: 1, maxLength: 512 },
+      },
+      SearchOrder: {
+        name: 'order', in: 'query', required: false,
+        description: '`relevance` (the default): most relevant first; `newest`: newest first by (createdAt, messageId). Else REQUEST_INVALID.',
+        schema: { type: 'string', enum: ['relevance', 'newest'] },
+      },
+      SearchCursor: optionalString(
+        'query',
+        'cursor',
+        'The `nextCursor` of the previous page of the same search (same `q`, `order` and scope); anything else gives CURSOR_INVALID.',
+      ),
       LastEventId: optionalString('header', 'Last-Event-ID', 'Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT).'),
       IdempotencyKey: {
         name: 'Idempotency-Key', in: 'header', required: true,

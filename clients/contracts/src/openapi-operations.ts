@@ -10,6 +10,7 @@ type OperationKind =
   | 'acknowledge'
   | 'inboxStream'
   | 'listHistory'
+  | 'search'
   | 'listFeed'
   | 'acknowledgeFeed'
   | 'feedStream';
@@ -49,11 +50,16 @@ const OPERATIONS: readonly OperationSpec[] = [
  * its newest message, before or after any message, or starting at one, at the cost of one page. The
  * contract's inbox is one per repository, so a bot installed on many repositories would hold one
  * stream each; the principal inbox operations list, acknowledge and stream the caller's feed, its
- * notifications in every repository it may read, in one sequence.
+ * notifications in every repository it may read, in one sequence. The search operations find
+ * messages again by words, identifiers, paths, URLs, commit prefixes and filters (docs/interface.md,
+ * "Extensions": search).
  */
 const EXTENSION_OPERATIONS: readonly OperationSpec[] = [
   { operationId: 'listRepositoryMessageHistory', method: 'get', path: `${REPO}/room/history`, kind: 'listHistory', branch: false, summary: 'Read the repository room from its newest message, or before, after or at a message (extension)', extension: true },
   { operationId: 'listBranchMessageHistory', method: 'get', path: `${BRANCH}/room/history`, kind: 'listHistory', branch: true, summary: 'Read a branch room from its newest message, or before, after or at a message (extension)', extension: true },
+  { operationId: 'searchRepository', method: 'get', path: `${REPO}/search`, kind: 'search', branch: false, summary: 'Search the messages of the repository room and all its branch rooms (extension)', extension: true },
+  { operationId: 'searchRepositoryRoom', method: 'get', path: `${REPO}/room/search`, kind: 'search', branch: false, summary: 'Search the messages of the repository room (extension)', extension: true },
+  { operationId: 'searchBranchRoom', method: 'get', path: `${BRANCH}/room/search`, kind: 'search', branch: true, summary: 'Search the messages of a branch room (extension)', extension: true },
   { operationId: 'listPrincipalInbox', method: 'get', path: '/v1/inbox', kind: 'listFeed', branch: false, summary: 'List the caller\'s notifications in every repository it may read, in feed order (extension)', extension: true },
   { operationId: 'acknowledgePrincipalInbox', method: 'post', path: '/v1/inbox/acknowledgements', kind: 'acknowledgeFeed', branch: false, summary: 'Move the caller\'s feed checkpoint, and with it each repository inbox checkpoint (extension)', extension: true },
   { operationId: 'streamPrincipalInbox', method: 'get', path: '/v1/inbox/events', kind: 'feedStream', branch: false, summary: 'Stream the caller\'s notifications in every repository it may read (extension)', extension: true },
@@ -69,6 +75,7 @@ const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus[]>> = 
   inboxStream: [400, 401, 403, 503],
   acknowledge: [400, 401, 403, 404, 409, 503],
   listHistory: [400, 401, 403, 503],
+  search: [400, 401, 403, 429, 503],
   // The caller's own feed: nothing to deny; a repository it may not read is left out.
   listFeed: [400, 401, 503],
   acknowledgeFeed: [400, 401, 404, 409, 503],
@@ -95,6 +102,12 @@ const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, s
   },
   listHistory: {
     400: 'SCOPE_INVALID, LIMIT_INVALID, CURSOR_INVALID (a cursor of another room, forged or edited, or any cursor while the room has no message) or CURSOR_CONFLICT (more than one of `before`, `after` and `at`).',
+  },
+  search: {
+    400: 'SCOPE_INVALID; REQUEST_INVALID: `q` missing, empty, longer than 512 characters, or not in the query language (an unclosed quote, an unknown or empty filter, a `from:`/`mentions:` value that is not a principal ID, an `in:` value that is neither `repository` nor a branch ULID or used on a single-room search, a `before:`/`after:` value that is not an ISO 8601 date or date-time, `order` not `relevance` or `newest`); LIMIT_INVALID; CURSOR_INVALID (not a cursor of this search: forged, edited, or from another query, order or scope).',
+    403: 'Read denied on the repository (humans) or no live `room:read` grant on it (bots), as for every read of its rooms.',
+    429: 'RATE_LIMITED: the caller\'s search budget is spent; retry after `Retry-After` seconds.',
+    503: 'STORE_UNAVAILABLE with `Retry-After`: the store is unavailable, or the query ran past its time bound (the message says so; narrow the query with more words or filters); AUTHORIZATION_UNAVAILABLE.',
   },
   acknowledge: {
     404: 'The notification is unavailable to the principal.',
@@ -186,6 +199,13 @@ function successResponses(kind: OperationKind): JsonObject {
           'MessageHistoryPageResponse',
         ),
       };
+    case 'search':
+      return {
+        200: jsonResponse(
+          'A page of the messages that match `q`, most relevant first (`order=relevance`, the default) or newest first (`order=newest`), each with its room, its durable cursor and highlighted fragments.',
+          'SearchPageResponse',
+        ),
+      };
     case 'listInbox':
       return { 200: jsonResponse('A page of the caller\'s notifications, with its acknowledged checkpoint.', 'InboxPageResponse') };
     case 'acknowledge':
@@ -211,6 +231,7 @@ function parameters(spec: OperationSpec): JsonObject[] {
   if (spec.branch) names.push('BranchId');
   if (spec.kind === 'listMessages' || spec.kind === 'listInbox') names.push('Limit', 'Cursor');
   if (spec.kind === 'listHistory') names.push('Limit', 'Before', 'After', 'At');
+  if (spec.kind === 'search') names.push('SearchQuery', 'SearchOrder', 'Limit', 'SearchCursor');
   if (spec.kind === 'roomStream' || spec.kind === 'inboxStream') names.push('LastEventId', 'Cursor');
   if (spec.kind === 'listFeed') names.push('Limit', 'FeedCursor');
   if (spec.kind === 'feedStream') names.push('LastEventId', 'FeedCursor');
@@ -227,7 +248,7 @@ function requestBody(kind: OperationKind): JsonObject | undefined {
 
 function tagOf(kind: OperationKind): string {
   if (kind === 'room') return 'rooms';
-  if (kind === 'listMessages' || kind === 'append' || kind === 'listHistory') return 'messages';
+  if (kind === 'listMessages' || kind === 'append' || kind === 'listHistory' || kind === 'search') return 'messages';
   if (kind === 'roomStream' || kind === 'inboxStream' || kind === 'feedStream') return 'streams';
   return 'inbox';
 }

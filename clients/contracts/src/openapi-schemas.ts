@@ -10,6 +10,7 @@ import './notification.ts';
 import './message-history.ts';
 import './pages.ts';
 import './room.ts';
+import './search.ts';
 
 export type JsonObject = Record<string, unknown>;
 

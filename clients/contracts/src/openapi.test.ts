@@ -70,6 +70,7 @@ describe('OpenAPI document', () => {
     const extensions = ops.filter(({ op }) => op['x-chat-extension'] === true);
     expect(extensions.map(({ op }) => op.operationId)).to.have.members([
       'listRepositoryMessageHistory', 'listBranchMessageHistory', 'listPrincipalInbox', 'acknowledgePrincipalInbox', 'streamPrincipalInbox',
+      'searchRepository', 'searchRepositoryRoom', 'searchBranchRoom',
     ]);
     // An extension adds paths of its own: no operation of the contract changes.
     for (const { path } of extensions) expect(ops.filter((o) => o.path === path)).to.have.length(1);
@@ -113,6 +114,9 @@ describe('OpenAPI document', () => {
       listPrincipalInbox: [200, 400, 401, 503],
       acknowledgePrincipalInbox: [200, 400, 401, 404, 409, 503],
       streamPrincipalInbox: [200, 400, 401, 503],
+      searchRepository: [200, 400, 401, 403, 429, 503],
+      searchRepositoryRoom: [200, 400, 401, 403, 429, 503],
+      searchBranchRoom: [200, 400, 401, 403, 429, 503],
     };
     for (const { op } of operations(built)) {
       expect(Object.keys(op.responses as Json).map(Number), op.operationId as string).to.deep.equal(expected[op.operationId as string]);
@@ -137,9 +141,12 @@ describe('OpenAPI document', () => {
         expect((byName.get(match[1]!)!.schema as Json).pattern).to.equal('^[0-7][0-9A-HJKMNP-TV-Z]{25}$');
       }
       expect(byName.get('X-Request-Id'), id).to.include({ in: 'header', required: false });
-      expect(byName.has('limit'), id).to.equal(/^list/.test(id));
+      expect(byName.has('limit'), id).to.equal(/^(list|search)/.test(id));
       const history = /MessageHistory$/.test(id);
-      expect(byName.has('cursor'), id).to.equal(/^(list|stream)/.test(id) && !history);
+      const search = /^search/.test(id);
+      expect(byName.has('cursor'), id).to.equal(/^(list|stream|search)/.test(id) && !history);
+      expect(byName.get('q')?.required, id).to.equal(search ? true : undefined);
+      expect(byName.has('order'), id).to.equal(search);
       for (const name of ['before', 'after', 'at']) expect(byName.get(name)?.required ?? true, `${id} ${name}`).to.equal(!history);
       expect(byName.has('Last-Event-ID'), id).to.equal(/^stream/.test(id));
       expect(byName.get('Idempotency-Key')?.required ?? false, id).to.equal(/^append/.test(id));

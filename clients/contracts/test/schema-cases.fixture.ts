@@ -96,6 +96,21 @@ export const SCHEMA_CASES: SchemaCase[] = [
     invalid: [['items', [storedMessage]], ['cursors', [1]], ['olderCursor', 5]],
   },
   {
+    id: 'SearchHighlightRun', schema: contracts.SearchHighlightRunSchema, full: { text: 'parse_config', match: true },
+    required: ['text', 'match'], nullableOptional: [], optionalOnly: [], invalid: [['match', 'yes'], ['text', 5]],
+  },
+  {
+    id: 'SearchResult', schema: contracts.SearchResultSchema,
+    full: { message: messageResponse, roomId: 'r1', branchId: BRANCH, cursor: 'c', highlights: [[{ text: 'a ', match: false }, { text: 'b', match: true }]] },
+    required: ['message', 'roomId', 'cursor', 'highlights'], nullableOptional: ['branchId'], optionalOnly: [],
+    invalid: [['message', storedMessage], ['branchId', 'main'], ['highlights', [{ text: 'a', match: true }]], ['cursor', 1]],
+  },
+  {
+    id: 'SearchPageResponse', schema: contracts.SearchPageResponseSchema,
+    full: { items: [{ message: messageResponse, roomId: 'r1', branchId: null, cursor: 'c', highlights: [] }], nextCursor: 'n' },
+    required: ['items'], nullableOptional: ['nextCursor'], optionalOnly: [], invalid: [['items', [messageResponse]], ['nextCursor', 3]],
+  },
+  {
     id: 'InboxPageResponse', schema: contracts.InboxPageResponseSchema,
     full: { items: [{ ...storedNotification, cursor: 'c', acknowledged: true }], nextCursor: 'c2', acknowledgedCursor: 'c' },
     required: ['items'], nullableOptional: ['nextCursor', 'acknowledgedCursor'], optionalOnly: [], invalid: [['items', [storedNotification]]],

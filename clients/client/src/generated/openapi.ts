@@ -123,6 +123,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/repositories/{repositoryId}/branches/{branchId}/room/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search the messages of a branch room (extension) */
+        get: operations["searchBranchRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/repositories/{repositoryId}/inbox": {
         parameters: {
             query?: never;
@@ -237,6 +254,40 @@ export interface paths {
         put?: never;
         /** Append a message to the repository room */
         post: operations["appendRepositoryMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/room/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search the messages of the repository room (extension) */
+        get: operations["searchRepositoryRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/repositories/{repositoryId}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search the messages of the repository room and all its branch rooms (extension) */
+        get: operations["searchRepository"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -467,6 +518,29 @@ export interface components {
          * @enum {string}
          */
         RoomState: "active" | "sealed";
+        /** @description A run of plain text of a message body (no markup: render it with your own escaping), marked when the query matched it. */
+        SearchHighlightRun: {
+            /** @description True when `text` is what the query matched. */
+            match: boolean;
+            text: string;
+        };
+        /** @description A page of search results, in the order asked for (extension). */
+        SearchPageResponse: {
+            items: components["schemas"]["SearchResult"][];
+            /** @description Pass as `cursor`, with the same `q` and `order`, for the next page; null when no more messages matched. */
+            nextCursor?: string | null;
+        };
+        /** @description One message that matches a search (extension). */
+        SearchResult: {
+            /** @description The branch of the message's room; null for the repository room. */
+            branchId?: string | null;
+            /** @description The durable cursor of the message in its room (the same one the list, the stream and the history read give): pass it as `at` to the room's history read to open the room at the message. */
+            cursor: string;
+            /** @description Up to 3 fragments of the body around what matched, in body order, each a list of runs; empty when the query has no words or phrases (filters only). */
+            highlights: components["schemas"]["SearchHighlightRun"][][];
+            message: components["schemas"]["MessageResponse"];
+            roomId: string;
+        };
         /**
          * @description Who authored a message.
          * @enum {string}
@@ -577,6 +651,12 @@ export interface components {
         RepositoryId: string;
         /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
         RequestId: string;
+        /** @description The `nextCursor` of the previous page of the same search (same `q`, `order` and scope); anything else gives CURSOR_INVALID. */
+        SearchCursor: string;
+        /** @description `relevance` (the default): most relevant first; `newest`: newest first by (createdAt, messageId). Else REQUEST_INVALID. */
+        SearchOrder: "relevance" | "newest";
+        /** @description The search (docs/interface.md, "Extensions": search): words, each found anywhere in a message (3 characters or more match inside words and identifiers), `"exact phrases"`, and filters `from:<principal ID>`, `mentions:<principal ID>`, `in:repository` or `in:<branch ULID>`, `before:<ISO date>`, `after:<ISO date>`, `has:code`, `has:link`. 1 to 512 characters; else REQUEST_INVALID. */
+        SearchQuery: string;
     };
     requestBodies: never;
     headers: {
@@ -925,6 +1005,53 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    searchBranchRoom: {
+        parameters: {
+            query: {
+                /** @description The `nextCursor` of the previous page of the same search (same `q`, `order` and scope); anything else gives CURSOR_INVALID. */
+                cursor?: components["parameters"]["SearchCursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+                /** @description `relevance` (the default): most relevant first; `newest`: newest first by (createdAt, messageId). Else REQUEST_INVALID. */
+                order?: components["parameters"]["SearchOrder"];
+                /** @description The search (docs/interface.md, "Extensions": search): words, each found anywhere in a message (3 characters or more match inside words and identifiers), `"exact phrases"`, and filters `from:<principal ID>`, `mentions:<principal ID>`, `in:repository` or `in:<branch ULID>`, `before:<ISO date>`, `after:<ISO date>`, `has:code`, `has:link`. 1 to 512 characters; else REQUEST_INVALID. */
+                q: components["parameters"]["SearchQuery"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the branch (never reused across delete and recreate). */
+                branchId: components["parameters"]["BranchId"];
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the messages that match `q`, most relevant first (`order=relevance`, the default) or newest first (`order=newest`), each with its room, its durable cursor and highlighted fragments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPageResponse"];
+                };
+            };
+            /** @description SCOPE_INVALID; REQUEST_INVALID: `q` missing, empty, longer than 512 characters, or not in the query language (an unclosed quote, an unknown or empty filter, a `from:`/`mentions:` value that is not a principal ID, an `in:` value that is neither `repository` nor a branch ULID or used on a single-room search, a `before:`/`after:` value that is not an ISO 8601 date or date-time, `order` not `relevance` or `newest`); LIMIT_INVALID; CURSOR_INVALID (not a cursor of this search: forged, edited, or from another query, order or scope). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Read denied on the repository (humans) or no live `room:read` grant on it (bots), as for every read of its rooms. */
+            403: components["responses"]["Forbidden"];
+            /** @description RATE_LIMITED: the caller's search budget is spent; retry after `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            /** @description STORE_UNAVAILABLE with `Retry-After`: the store is unavailable, or the query ran past its time bound (the message says so; narrow the query with more words or filters); AUTHORIZATION_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listRepositoryInbox: {
         parameters: {
             query?: {
@@ -1250,6 +1377,96 @@ export interface operations {
             409: components["responses"]["Conflict"];
             /** @description RATE_LIMITED: retry after `Retry-After` seconds with the same Idempotency-Key. */
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchRepositoryRoom: {
+        parameters: {
+            query: {
+                /** @description The `nextCursor` of the previous page of the same search (same `q`, `order` and scope); anything else gives CURSOR_INVALID. */
+                cursor?: components["parameters"]["SearchCursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+                /** @description `relevance` (the default): most relevant first; `newest`: newest first by (createdAt, messageId). Else REQUEST_INVALID. */
+                order?: components["parameters"]["SearchOrder"];
+                /** @description The search (docs/interface.md, "Extensions": search): words, each found anywhere in a message (3 characters or more match inside words and identifiers), `"exact phrases"`, and filters `from:<principal ID>`, `mentions:<principal ID>`, `in:repository` or `in:<branch ULID>`, `before:<ISO date>`, `after:<ISO date>`, `has:code`, `has:link`. 1 to 512 characters; else REQUEST_INVALID. */
+                q: components["parameters"]["SearchQuery"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the messages that match `q`, most relevant first (`order=relevance`, the default) or newest first (`order=newest`), each with its room, its durable cursor and highlighted fragments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPageResponse"];
+                };
+            };
+            /** @description SCOPE_INVALID; REQUEST_INVALID: `q` missing, empty, longer than 512 characters, or not in the query language (an unclosed quote, an unknown or empty filter, a `from:`/`mentions:` value that is not a principal ID, an `in:` value that is neither `repository` nor a branch ULID or used on a single-room search, a `before:`/`after:` value that is not an ISO 8601 date or date-time, `order` not `relevance` or `newest`); LIMIT_INVALID; CURSOR_INVALID (not a cursor of this search: forged, edited, or from another query, order or scope). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Read denied on the repository (humans) or no live `room:read` grant on it (bots), as for every read of its rooms. */
+            403: components["responses"]["Forbidden"];
+            /** @description RATE_LIMITED: the caller's search budget is spent; retry after `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            /** @description STORE_UNAVAILABLE with `Retry-After`: the store is unavailable, or the query ran past its time bound (the message says so; narrow the query with more words or filters); AUTHORIZATION_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchRepository: {
+        parameters: {
+            query: {
+                /** @description The `nextCursor` of the previous page of the same search (same `q`, `order` and scope); anything else gives CURSOR_INVALID. */
+                cursor?: components["parameters"]["SearchCursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+                /** @description `relevance` (the default): most relevant first; `newest`: newest first by (createdAt, messageId). Else REQUEST_INVALID. */
+                order?: components["parameters"]["SearchOrder"];
+                /** @description The search (docs/interface.md, "Extensions": search): words, each found anywhere in a message (3 characters or more match inside words and identifiers), `"exact phrases"`, and filters `from:<principal ID>`, `mentions:<principal ID>`, `in:repository` or `in:<branch ULID>`, `before:<ISO date>`, `after:<ISO date>`, `has:code`, `has:link`. 1 to 512 characters; else REQUEST_INVALID. */
+                q: components["parameters"]["SearchQuery"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of the repository. */
+                repositoryId: components["parameters"]["RepositoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the messages that match `q`, most relevant first (`order=relevance`, the default) or newest first (`order=newest`), each with its room, its durable cursor and highlighted fragments. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPageResponse"];
+                };
+            };
+            /** @description SCOPE_INVALID; REQUEST_INVALID: `q` missing, empty, longer than 512 characters, or not in the query language (an unclosed quote, an unknown or empty filter, a `from:`/`mentions:` value that is not a principal ID, an `in:` value that is neither `repository` nor a branch ULID or used on a single-room search, a `before:`/`after:` value that is not an ISO 8601 date or date-time, `order` not `relevance` or `newest`); LIMIT_INVALID; CURSOR_INVALID (not a cursor of this search: forged, edited, or from another query, order or scope). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Read denied on the repository (humans) or no live `room:read` grant on it (bots), as for every read of its rooms. */
+            403: components["responses"]["Forbidden"];
+            /** @description RATE_LIMITED: the caller's search budget is spent; retry after `Retry-After` seconds. */
+            429: components["responses"]["TooManyRequests"];
+            /** @description STORE_UNAVAILABLE with `Retry-After`: the store is unavailable, or the query ran past its time bound (the message says so; narrow the query with more words or filters); AUTHORIZATION_UNAVAILABLE. */
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -14,20 +14,23 @@ import { listMessageHistory } from '../domain/list-message-history.ts';
 import { listMessages } from '../domain/list-messages.ts';
 import { listPrincipalInbox } from '../domain/list-principal-inbox.ts';
 import { parseCursorParam, parseLimit } from '../domain/page-query.ts';
+import { searchMessages } from '../domain/search-messages.ts';
+import { parseSearchOrder, parseSearchQuery } from '../domain/search-query.ts';
 
 const REPOSITORY_ROOM = '/v1/repositories/:repositoryId/room';
 const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
 const INBOX = '/v1/repositories/:repositoryId/inbox';
 const PRINCIPAL_INBOX = '/v1/inbox';
+const REPOSITORY_SEARCH = '/v1/repositories/:repositoryId/search';
 
 /** The room lookup of a scoped request: its scope, and whether core calls it sealed. */
 const roomOf = ({ scope, access }: ScopedRequest) => ({ scope, scopeSealed: access.scopeState === 'sealed' });
 
 /**
  * The API's routes, each declared once: room metadata, message lists, appends and the history read
- * (an extension) for repository and branch rooms alike, the caller's inbox and its acknowledgements,
- * the caller's feed across repositories and its acknowledgements (an extension), and the OpenAPI
- * document. Every scoped and principal route is authorized live by the pipeline before it runs.
+ * (an extension) for repository and branch rooms alike, search (an extension) of one room or of all
+ * the repository's rooms, the caller's inbox and its acknowledgements, the caller's feed across
+ * repositories and its acknowledgements (an extension), and the OpenAPI document. Every scoped and principal route is authorized live by the pipeline before it runs.
  */
 export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAccess> {
   const roomRoutes = (room: string): Route<ScopeAccess>[] => [
@@ -46,6 +49,8 @@ export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAcces
       access: 'read',
       handle: async (r) => ({ status: 200, body: await listMessageHistory(deps, { ...roomOf(r), limit: parseLimit(r.query.limit), anchor: parseHistoryAnchor(r.query) }) }),
     },
+    // Extension: search this room.
+    { method: 'GET', path: `${room}/search`, access: 'read', handle: (r) => search(deps, r, { branchId: r.scope.branchId }) },
   ];
   return {
     service: 'api',
@@ -61,6 +66,9 @@ export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAcces
     routes: [
       ...roomRoutes(REPOSITORY_ROOM),
       ...roomRoutes(BRANCH_ROOM),
+      // Extension: search the repository room and all its branch rooms; read access to the
+      // repository is what it takes, as for reading its room.
+      { method: 'GET', path: REPOSITORY_SEARCH, access: 'read', handle: (r) => search(deps, r, undefined) },
       // Read access to the repository is what a principal needs for its own inbox there.
       {
         method: 'GET',
@@ -118,4 +126,18 @@ async function append(deps: ApiDeps, r: ScopedRequest): Promise<{ status: 200 | 
     deps.metrics.appends.inc({ outcome: err instanceof AppError && err.code === 'RATE_LIMITED' ? 'rate_limited' : 'rejected' });
     throw err;
   }
+}
+
+/** GET .../search: `room` for the single-room forms, absent for the whole repository. */
+async function search(deps: ApiDeps, r: ScopedRequest, room: { branchId: string | null } | undefined): Promise<{ status: 200; body: unknown }> {
+  const body = await searchMessages(deps, {
+    principal: r.principal,
+    repositoryId: r.scope.repositoryId,
+    ...(room ? { room } : {}),
+    query: parseSearchQuery(r.query.q),
+    order: parseSearchOrder(r.query.order),
+    limit: parseLimit(r.query.limit),
+    cursor: parseCursorParam(r.query.cursor),
+  });
+  return { status: 200, body };
 }
