@@ -58,6 +58,9 @@ const BENCH_ENV = {
   APPEND_RATE_LIMIT: '1000000000',
   STREAM_CAP_PER_PRINCIPAL: '100000',
   STREAM_CAP_PER_ROOM: '100000',
+  // The open scenarios open thousands of streams per gateway at once, past the per-process open rate.
+  GATEWAY_STREAM_OPENS_PER_SECOND: '1000000',
+  GATEWAY_STREAM_OPEN_BURST: '1000000',
   CORE_SERVICE_TOKEN: 'dev-core-service-token',
   // Heartbeats and core rechecks are per-stream background work, not what the stream figures
   // measure; at the defaults 18,000 idle streams would make 1,200 heartbeats/s and 300 core calls/s.
