@@ -12,7 +12,7 @@ import type { ChatDb } from './database.ts';
 import { messageRowFromSql, type RawMessageRow } from './message-sql.ts';
 import type { MessageRow } from './schema.ts';
 import { rowsOf } from './sql-script.ts';
-import { storeCall } from './store-errors.ts';
+import { SearchTimeoutError, storeCall } from './store-errors.ts';
 
 export type SearchOrder = 'relevance' | 'newest';
 
@@ -53,14 +53,6 @@ export interface SearchPage {
   hits: SearchHit[];
   /** Whether rows past this page match too. */
   hasMore: boolean;
-}
-
-/** A search ran past its time bound (`statement_timeout`); the query asks too much of the index. */
-export class SearchTimeoutError extends Error {
-  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
-    super(`the search ran past its bound of ${timeoutMs} ms`, options);
-    this.name = 'SearchTimeoutError';
-  }
 }
 
 const QUERY_CANCELED = '57014';

@@ -16,14 +16,26 @@ export function isStoreUnavailable(err: unknown): boolean {
 }
 
 /**
+ * A search ran past its time bound (`statement_timeout`): the query asks too much of the index. Its
+ * cause is the cancelled statement's error, which alone would read as an outage.
+ */
+export class SearchTimeoutError extends Error {
+  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
+    super(`the search ran past its bound of ${timeoutMs} ms`, options);
+    this.name = 'SearchTimeoutError';
+  }
+}
+
+/**
  * Runs a store operation and turns an outage into `STORE_UNAVAILABLE` (503). Other errors pass
- * through unchanged: they are bugs, and the error middleware logs them.
+ * through unchanged: they are bugs, and the error middleware logs them, or, like
+ * SearchTimeoutError, the caller's to answer.
  */
 export async function storeCall<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (err instanceof AppError || err instanceof SearchTimeoutError) throw err;
     if (isStoreUnavailable(err)) {
       throw new AppError('STORE_UNAVAILABLE', 'The message store is unavailable; retry later.', { cause: err, retryAfterSeconds: 1 });
     }
