@@ -3,7 +3,8 @@
  * keeps running across restarts of the service (`restart-under-clients.test.ts`): a runBot whose handler
  * replies `re <messageId>` to every mention, pausing a random moment before and after the reply so
  * kills land between reading, replying and acknowledging. One stdout line per handled notification
- * (`handled <notificationId> created|replayed`), `stopped` after a clean stop.
+ * (`handled <notificationId> <repositoryId> <ms from the mention's commit to the handler> <epoch ms> created|replayed`), `stopped`
+ * after a clean stop.
  *
  * Environment: CHAT_URL, CHAT_TOKEN or CHAT_TOKEN_FILE (read again whenever the service refuses the
  * token, as the README's bot does), BOT_REPOSITORIES (comma-separated; unset, the bot follows its
@@ -31,13 +32,16 @@ const bot = runBot({
   ackEvery: Number(process.env.BOT_ACK_EVERY ?? '20'),
   ackIntervalMs: 1000,
   async handler({ notification, message, reply }) {
+    // From the mention's commit to its handler: what a person waiting for the bot sees.
+    const entered = Date.now();
     if (handlerDelay > 0) {
       process.stdout.write(`handling ${notification.notificationId}\n`);
       await new Promise((r) => setTimeout(r, handlerDelay));
     }
     await pause();
     const result = await reply(`re ${message.messageId}`);
-    process.stdout.write(`handled ${notification.notificationId} ${result.created ? 'created' : 'replayed'}\n`);
+    const age = entered - Date.parse(message.createdAt);
+    process.stdout.write(`handled ${notification.notificationId} ${notification.repositoryId} ${age} ${entered} ${result.created ? 'created' : 'replayed'}\n`);
     await pause();
   },
 });
