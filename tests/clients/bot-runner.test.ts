@@ -232,7 +232,7 @@ for (const mode of MODES) {
         bot.process.kill('SIGTERM');
         await bot.stop(30_000);
         expect(bot.process.exitCode, bot.log).to.equal(0);
-        expect(bot.log).to.match(/^handled \S+ created$/m).and.contain('stopped');
+        expect(bot.log).to.match(/^handled \S+ \S+ -?\d+ \d+ created$/m).and.contain('stopped');
         const inbox = await inboxOf(repositoryId);
         expect(inbox.items).to.have.length(1);
         expect(inbox.checkpoint).to.equal(inbox.items[0]!.cursor);
