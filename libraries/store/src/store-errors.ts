@@ -1,7 +1,11 @@
 import { AppError } from '@chat/contracts';
 
-/** SQLSTATE classes that mean "the database is not there right now", not "your query is wrong". */
-const UNAVAILABLE_SQLSTATE = /^(08|53|57|58)/;
+/**
+ * SQLSTATE classes that mean "the database is not there right now", not "your query is wrong", and
+ * class 40, a transaction the database rolled back whole (a deadlock victim, a serialization
+ * failure): nothing of it was written, and the same request sent again succeeds.
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|40|53|57|58)/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 const UNAVAILABLE_MESSAGES = /(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|connection is closed|terminating connection|PGlite is closed|canceling statement due to statement timeout)/i;
 
