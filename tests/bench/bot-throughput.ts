@@ -6,6 +6,7 @@ import { CpuMeter } from './proc-stats.ts';
 import { round } from './stats.ts';
 import { serverProcesses } from './stream-rooms.ts';
 import type { StreamScenario } from './stream-scenarios.ts';
+import { zipfPicker } from '../harness/zipf.ts';
 
 export interface BotThroughputOptions {
   /** Repositories the bot holds grants on. */
@@ -33,24 +34,6 @@ export interface BotThroughputResult {
   appendReference: number;
   /** CPU the service's processes used per handled mention while the bot ran (its notification read, message lookup and reply), in ms. */
   serviceCpuMsPerMention: number;
-}
-
-/** Repository index `i`'s share under Zipf's law with exponent 1: the k-th busiest gets 1/k of the first's. */
-function zipfPicker(count: number): () => number {
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let k = 1; k <= count; k++) cumulative.push((total += 1 / k));
-  return () => {
-    const x = Math.random() * total;
-    let lo = 0;
-    let hi = count - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
 }
 
 /** A fetch that sends stream requests to the gateways and everything else to the APIs, in turn (the distributed shape's ingress). */

@@ -14,6 +14,7 @@ import { closeServer, listenOnLoopback, proxyRequest } from '../harness/streamin
 import { testConfig } from '../harness/test-config.ts';
 import { startDistributedCluster } from '../inbox/distributed-cluster.ts';
 import { buildBotWorld, mentionBody } from './bot-world.ts';
+import { zipfPicker } from '../harness/zipf.ts';
 
 /**
  * A bot fleet's day in small: one bot installed on 1,000 repositories follows its feed while mentions
@@ -76,24 +77,6 @@ const DEPLOYMENTS: Array<{ name: string; start(): Promise<Deployment> }> = [
     },
   },
 ];
-
-/** The k-th busiest of `count` repositories gets 1/k of the busiest one's mentions. */
-function zipfPicker(count: number, random: () => number): () => number {
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let k = 1; k <= count; k++) cumulative.push((total += 1 / k));
-  return () => {
-    const x = random() * total;
-    let lo = 0;
-    let hi = count - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
 
 interface Handled {
   notificationId: string;
