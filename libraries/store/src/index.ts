@@ -33,3 +33,15 @@ export { FanoutSettledError } from './notification.repository.ts';
 export type { MentionFanoutRepository, ClaimOptions, ClaimDueOptions } from './mention-fanout.repository.ts';
 export type { MentionFanoutRow } from './mention-fanout.schema.ts';
 export { MigrateEnvSchema, loadMigrateConfig, type MigrateConfig } from './migrate-config.ts';
+export {
+  WebhookLimitError,
+  type WebhookRepository,
+  type WebhookLaneKey,
+  type WebhookLaneWork,
+  type WebhookDeadLetter,
+  type WebhookRedelivery,
+  type DeadLetterPosition,
+  type NewWebhook,
+  type LaneClaim,
+} from './webhook.repository.ts';
+export type { WebhookRow, WebhookLaneRow, WebhookDeadLetterRow } from './webhook.schema.ts';

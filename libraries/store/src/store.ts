@@ -8,6 +8,7 @@ import { createPrincipalFeedRepository, type PrincipalFeedRepository } from './p
 import { createRateWindowRepository, type RateWindowRepository } from './rate-window.repository.ts';
 import { createRoomRepository, type RoomRepository } from './room.repository.ts';
 import { createServiceKeyRepository, type ServiceKeyRepository } from './service-key.repository.ts';
+import { createWebhookRepository, type WebhookRepository } from './webhook.repository.ts';
 
 /** Every repository over one database: what the services receive as their store. */
 export interface Store {
@@ -21,6 +22,7 @@ export interface Store {
   readonly principalFeeds: PrincipalFeedRepository;
   readonly mentionFanout: MentionFanoutRepository;
   readonly rateWindows: RateWindowRepository;
+  readonly webhooks: WebhookRepository;
 }
 
 export function createStore(database: Database): Store {
@@ -40,5 +42,6 @@ export function createStore(database: Database): Store {
     principalFeeds: createPrincipalFeedRepository(database.db),
     mentionFanout: createMentionFanoutRepository(database.db),
     rateWindows,
+    webhooks: createWebhookRepository(database.db),
   };
 }
