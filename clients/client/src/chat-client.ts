@@ -1,5 +1,18 @@
+import { inboxPath, PRINCIPAL_INBOX_PATH, roomPath, searchPath } from './api-paths.ts';
 import { ChatApiError } from './chat-errors.ts';
-import type { AppendOptions, BackwardPaginateOptions, ChatClientOptions, HistoryPageOptions, PageOptions, PaginateOptions, RequestOptions, RoomRef } from './client-options.ts';
+import type {
+  AppendOptions,
+  BackwardPaginateOptions,
+  ChatClientOptions,
+  HistoryPageOptions,
+  PageOptions,
+  PaginateOptions,
+  RequestOptions,
+  RoomRef,
+  SearchOptions,
+  SearchPageOptions,
+  SearchScope,
+} from './client-options.ts';
 import type {
   AcknowledgeInboxRequest,
   AcknowledgeInboxResponse,
@@ -10,6 +23,7 @@ import type {
   MessageResponse,
   NotificationResponse,
   RoomResponse,
+  SearchPageResponse,
 } from './contract-types.ts';
 import { bareToken } from './credentials.ts';
 import { ChatEventStream } from './event-stream.ts';
@@ -28,24 +42,9 @@ export interface AppendResult {
   idempotencyKey: string;
 }
 
-const segment = encodeURIComponent;
-
-/** Path of a room (`/v1/repositories/{id}/room` or its branch form). */
-function roomPath(room: RoomRef): string {
-  const repository = `/v1/repositories/${segment(room.repositoryId)}`;
-  return room.branchId ? `${repository}/branches/${segment(room.branchId)}/room` : `${repository}/room`;
-}
-
-function inboxPath(repositoryId: string): string {
-  return `/v1/repositories/${segment(repositoryId)}/inbox`;
-}
-
-/** The caller's notifications across every repository it may read (the principal-feed extension). */
-const PRINCIPAL_INBOX_PATH = '/v1/inbox';
-
 /**
- * One client for the whole chat API (the contract's 11 operations, and the history extension). REST calls retry network
- * failures, 429 and 503 with bounded backoff; appends keep one Idempotency-Key per logical send, so
+ * One client for the whole chat API (the contract's 11 operations, and the history, principal-feed and
+ * search extensions). REST calls retry network failures, 429 and 503 with bounded backoff; appends keep one Idempotency-Key per logical send, so
  * a retried send never stores a second message. Streams are resumable consumers ({@link ChatEventStream}).
  *
  * @example
@@ -123,6 +122,38 @@ export class ChatClient {
       for (let i = page.items.length - 1; i >= 0; i--) yield page.items[i]!;
       if (!page.olderCursor) return;
       cursor = page.olderCursor;
+    }
+  }
+
+  /**
+   * searchRepository / searchRepositoryRoom / searchBranchRoom (the search extension) by `scope`:
+   * one page of the messages that match `q`, most relevant or newest first, each with its room, its
+   * durable cursor (pass it as `at` to {@link ChatClient.listMessageHistory} to open the room at the
+   * message) and highlight fragments of plain text. A query the service cannot read is a
+   * {@link ChatApiError} `REQUEST_INVALID`; a spent search budget (429) is retried like any call.
+   */
+  async searchPage(scope: SearchScope, search: SearchPageOptions, options: RequestOptions = {}): Promise<SearchPageResponse> {
+    const { q, order, limit, cursor } = search;
+    return (await this.transport.call<SearchPageResponse>({ method: 'GET', path: searchPath(scope), query: { q, order, limit, cursor }, ...options })).body;
+  }
+
+  /**
+   * Every page of a search, in the order asked for, fetching the next page (by the previous one's
+   * `nextCursor`) only when the loop asks for more; the walk ends after the page whose `nextCursor`
+   * is null. Each page costs one unit of the caller's search budget, so stop when you have enough.
+   *
+   * @example
+   * for await (const page of client.search({ repositoryId }, { q: 'parse_config', order: 'newest' })) {
+   *   for (const result of page.items) console.log(result.cursor, result.message.bodyMarkdown);
+   * }
+   */
+  async *search(scope: SearchScope, search: SearchOptions, options: RequestOptions = {}): AsyncGenerator<SearchPageResponse, void, undefined> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.searchPage(scope, { ...search, cursor }, options);
+      yield page;
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
     }
   }
 

@@ -1,3 +1,5 @@
+import type { SearchOrder } from './contract-types.ts';
+
 /** Why the client asks the token provider for a token. */
 export interface TokenRequest {
   /**
@@ -118,6 +120,32 @@ export interface BackwardPaginateOptions extends RequestOptions {
   before?: string | null;
   /** Page size of each request, 1..200. @defaultValue 100 */
   pageSize?: number;
+}
+
+/**
+ * Where a search looks (the search extension): the repository room and every branch room of a
+ * repository (`{ repositoryId }`, searchRepository), or one room (`{ room }`, searchRepositoryRoom
+ * or searchBranchRoom by the room's `branchId`).
+ */
+export type SearchScope = { repositoryId: string } | { room: RoomRef };
+
+/** What a search asks for; every page of one walk must be asked with the same values. */
+export interface SearchOptions {
+  /**
+   * The query: words, `"exact phrases"` and filters (`from:`, `mentions:`, `in:`, `before:`,
+   * `after:`, `has:code`, `has:link`; `in:` only on a repository scope), 1 to 512 characters.
+   */
+  q: string;
+  /** `relevance` (most relevant first) or `newest` (newest first). @defaultValue the server's (`relevance`) */
+  order?: SearchOrder;
+  /** Results per page, 1..200. @defaultValue the server's default (50) */
+  limit?: number;
+}
+
+/** Options of one page of a search. */
+export interface SearchPageOptions extends SearchOptions {
+  /** The previous page's `nextCursor` (same `q`, `order` and scope); absent for the first page. */
+  cursor?: string | null;
 }
 
 /** Options of an append. */

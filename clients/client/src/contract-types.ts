@@ -17,6 +17,18 @@ export type MessagePageResponse = Schemas['MessagePageResponse'];
 export type MessageHistoryPageResponse = Schemas['MessageHistoryPageResponse'];
 /** One page of the inbox, with the caller's `acknowledgedCursor` checkpoint. */
 export type InboxPageResponse = Schemas['InboxPageResponse'];
+/** One page of search results (the search extension); follow `nextCursor` until it is null. */
+export type SearchPageResponse = Schemas['SearchPageResponse'];
+/**
+ * One message a search found: the message, its room (`roomId`, `branchId` null for the repository
+ * room), its durable `cursor` in that room (the history read's `at=` opens the room at it) and
+ * `highlights`, up to 3 fragments of the body as runs of plain text.
+ */
+export type SearchResult = Schemas['SearchResult'];
+/** A run of plain text of a highlight fragment, `match` true for what the query matched; render it with your own escaping. */
+export type SearchHighlightRun = Schemas['SearchHighlightRun'];
+/** The order of search results: `relevance` or `newest`. */
+export type SearchOrder = components['parameters']['SearchOrder'];
 /** Body of an append. */
 export type AppendMessageRequest = Schemas['AppendMessageRequest'];
 /** A structured mention of a human or bot in an append. */

@@ -26,6 +26,9 @@ export type {
   RequestOptions,
   RetryOptions,
   RoomRef,
+  SearchOptions,
+  SearchPageOptions,
+  SearchScope,
   TokenProvider,
   TokenRequest,
 } from './client-options.ts';
