@@ -107,3 +107,16 @@ export const sharedEnvFields = {
   ...cursorFields,
   ...logFields,
 };
+
+/** Where webhooks may be sent: read by the API (registration) and by the notifier (every delivery). */
+export const webhookAddressFields = {
+  WEBHOOK_ALLOW_LOOPBACK: flag
+    .optional()
+    .describe('`true` lets webhooks reach loopback (127.0.0.0/8, ::1), by plain http too: a bot on the same machine; unset means on in development mode, off otherwise'),
+  WEBHOOK_ALLOWED_CIDRS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
+    .describe('comma-separated private ranges webhooks may reach (e.g. `10.20.0.0/16` for an in-cluster receiver); every other private, loopback and link-local address is refused'),
+  WEBHOOKS_PER_PRINCIPAL: positiveInt.max(100).default(5).describe('webhooks one user or bot may register'),
+};

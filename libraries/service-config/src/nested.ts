@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from './parse-env.ts';
-import type { adminFields, coreFields, cursorFields, databaseFields, developmentFields, httpFields, logFields, redisFields } from './fields.ts';
+import type { adminFields, coreFields, cursorFields, databaseFields, developmentFields, httpFields, logFields, redisFields, webhookAddressFields } from './fields.ts';
 
 type Parsed<F extends z.core.$ZodLooseShape> = z.output<z.ZodObject<F>>;
 
@@ -132,3 +132,16 @@ export const cursorConfigOf = (e: Parsed<typeof cursorFields>): CursorConfig => 
 export const logConfigOf = (e: Parsed<typeof logFields>) => ({ level: e.LOG_LEVEL });
 
 export const developmentModeOf = (e: Parsed<typeof developmentFields>): boolean => e.CHAT_DEVELOPMENT_MODE;
+
+/** Where webhooks may be sent, and how many one principal may register. */
+export interface WebhookAddressConfig {
+  allowLoopback: boolean;
+  allowedCidrs: string[];
+  perPrincipal: number;
+}
+
+export const webhookAddressConfigOf = (e: Parsed<typeof webhookAddressFields> & Parsed<typeof developmentFields>): WebhookAddressConfig => ({
+  allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK ?? e.CHAT_DEVELOPMENT_MODE,
+  allowedCidrs: e.WEBHOOK_ALLOWED_CIDRS,
+  perPrincipal: e.WEBHOOKS_PER_PRINCIPAL,
+});
