@@ -2,9 +2,10 @@
  * Who a connection serves, which fixes how it behaves when Redis is slow or away:
  * - `backbone`: the backbone's commands (publish, trim, acks, ping);
  * - `backbone-blocking`: one of the backbone's blocking readers (XREAD or XREADGROUP with BLOCK);
- * - `stream-leases`: the stream-cap leases, which answer a request that is waiting.
+ * - `stream-leases`: the stream-cap leases, which answer a request that is waiting;
+ * - `job-queue`: the webhook delivery queue (BullMQ), whose workers block waiting for jobs.
  */
-export type RedisConnectionProfile = 'backbone' | 'backbone-blocking' | 'stream-leases';
+export type RedisConnectionProfile = 'backbone' | 'backbone-blocking' | 'stream-leases' | 'job-queue';
 
 /** How a connection behaves when Redis is slow or away. */
 export interface RedisClientTuning {
@@ -15,8 +16,8 @@ export interface RedisClientTuning {
    * deadline of its own (`withDeadline`): blocking reads, and callers that spare the second timer.
    */
   commandTimeoutMs?: number;
-  /** Reconnect attempts a command waits through before it fails (ioredis `maxRetriesPerRequest`). */
-  maxRetriesPerRequest: number;
+  /** Reconnect attempts a command waits through before it fails (ioredis `maxRetriesPerRequest`); null: every one. */
+  maxRetriesPerRequest: number | null;
   /** false: a command in flight when the connection dropped fails instead of being sent again. @defaultValue true */
   resendAfterReconnect?: boolean;
   /** Commands issued while (re)connecting wait for the connection instead of failing at once. */
@@ -64,10 +65,20 @@ function streamLeasesTuning(timeoutMs: number): RedisClientTuning {
   };
 }
 
+/**
+ * BullMQ's connections wait through reconnects (it requires `maxRetriesPerRequest: null` of a
+ * worker's blocking connection): a job queue's commands are retried by BullMQ itself, and the jobs
+ * are safe in Redis meanwhile. No command timeout: BullMQ's blocking reads wait for jobs.
+ */
+function jobQueueTuning(timeoutMs: number): RedisClientTuning {
+  return { connectTimeoutMs: Math.max(timeoutMs, 1000), maxRetriesPerRequest: null, offlineQueue: true, slotsRefreshIntervalMs: 10_000 };
+}
+
 const TUNING_OF: Record<RedisConnectionProfile, (timeoutMs: number) => RedisClientTuning> = {
   backbone: backboneTuning,
   'backbone-blocking': backboneBlockingTuning,
   'stream-leases': streamLeasesTuning,
+  'job-queue': jobQueueTuning,
 };
 
 /** The tuning of a profile's connection, for a caller whose longest wait for one command is `timeoutMs`. */

@@ -7,6 +7,7 @@ import { openProcessResources } from '@chat/process-resources';
 import { loadConfigOrExit } from '@chat/service-config';
 import { loadNotifierConfig } from './config.ts';
 import { createNotifierRuntime } from './runtime.ts';
+import { bullmqWebhookQueue } from './webhook-queue.ts';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(() => loadNotifierConfig(process.env));
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     },
     logger,
   );
-  const runtime = createNotifierRuntime({ resources, logger, settings: config.notifier });
+  const runtime = createNotifierRuntime({ resources, logger, settings: config.notifier, webhookQueue: bullmqWebhookQueue(config.redis) });
   let draining = false;
   const admin = await startAdminServer({
     port: config.admin.port,

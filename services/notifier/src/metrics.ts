@@ -10,6 +10,8 @@ export interface NotifierMetrics {
   deniedTargets: Counter;
   /** Message commit to its notifications' commit. */
   fanoutLatency: Histogram;
+  /** Webhook deliveries by outcome (`delivered`, `failed`, `dead`, `skipped`, `redelivered`). */
+  webhookDeliveries: Counter<'outcome'>;
 }
 
 /**
@@ -49,6 +51,12 @@ export function createNotifierMetrics(
     fanouts: new Counter({ name: 'chat_notifier_fanouts_total', help: 'Mention fanout runs by path and outcome', labelNames: ['path', 'outcome'], registers: [registry] }),
     notificationsWritten: new Counter({ name: 'chat_notifier_notifications_written_total', help: 'Notifications committed', registers: [registry] }),
     deniedTargets: new Counter({ name: 'chat_notifier_denied_targets_total', help: 'Mention targets that could not read the scope at fanout', registers: [registry] }),
+    webhookDeliveries: new Counter({
+      name: 'chat_notifier_webhook_deliveries_total',
+      help: 'Webhook deliveries by outcome: delivered (2xx), failed (to retry), dead (dead-lettered), skipped (the principal may no longer read the repository), redelivered',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     fanoutLatency: new Histogram({
       name: 'chat_notifier_fanout_latency_seconds',
       help: 'Time from a message commit to the commit of its notifications',

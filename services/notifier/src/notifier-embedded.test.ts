@@ -22,7 +22,7 @@ describe('notifier embedded (PGlite, in-process backbone)', function () {
     await migrate(database);
     const store = createStore(database);
     const backbone = new InProcessBackbone();
-    const runtime = createNotifierRuntime({ resources: { store: createStore(database), backbone, core: world.coreClient }, logger: world.logger, settings: { sweeper: { graceMs: 3_600_000 } } });
+    const runtime = createNotifierRuntime({ resources: { store: createStore(database), backbone, core: world.coreClient, cursors: world.cursors }, logger: world.logger, settings: { sweeper: { graceMs: 3_600_000 } } });
     await runtime.start();
     try {
       const sent: string[] = [];

@@ -36,7 +36,7 @@ describe('notifier on PostgreSQL, Redis and dev-core', function () {
 
   /** A notifier on its own backbone object; `prefix` shares Redis streams between instances. */
   async function startNotifier(backbone: Backbone, settings: NotifierSettingsInput = {}): Promise<NotifierRuntime> {
-    const runtime = createNotifierRuntime({ resources: { store: world.store, backbone, core: world.coreClient }, logger: world.logger, settings });
+    const runtime = createNotifierRuntime({ resources: { store: world.store, backbone, core: world.coreClient, cursors: world.cursors }, logger: world.logger, settings });
     await runtime.start();
     started.push({ runtime, backbone });
     return runtime;

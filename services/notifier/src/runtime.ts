@@ -4,6 +4,7 @@ import type { Logger } from '@chat/observability';
 import type { ProcessResources } from '@chat/process-resources';
 import type { Store } from '@chat/store';
 import { newUlid } from '@chat/contracts';
+import { InProcessLaneQueue, OutboundAddressGuard, WebhookDeliverer, WebhookSender, type LaneQueue, type OutboundAddressPolicy, type WebhookDelivererSettings } from '@chat/webhooks';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics.ts';
 import { FanoutProcessor, type FanoutProcessorSettings } from './workers/fanout-processor.ts';
 import { FanoutSweeper, type FanoutSweeperSettings } from './workers/fanout-sweeper.worker.ts';
@@ -14,6 +15,21 @@ export interface NotifierSettings {
   consumer: MentionsConsumerSettings;
   sweeper: FanoutSweeperSettings;
   processor: FanoutProcessorSettings;
+  webhooks: WebhookSettings;
+}
+
+/** Webhook delivery: where it may send, how long it waits, how it retries and how much runs at once. */
+export interface WebhookSettings extends WebhookDelivererSettings {
+  addresses: OutboundAddressPolicy;
+  /** Longest wait for a receiver's answer. */
+  timeoutMs: number;
+  /** Lanes delivering at once in this process. */
+  concurrency: number;
+}
+
+export interface WebhookSettingsInput extends Partial<Omit<WebhookSettings, 'retry' | 'addresses'>> {
+  retry?: Partial<WebhookSettings['retry']>;
+  addresses?: Partial<OutboundAddressPolicy>;
 }
 
 export interface NotifierSettingsInput {
@@ -21,12 +37,25 @@ export interface NotifierSettingsInput {
   /** The sweeper's lease is the processor's `leaseMs`. */
   sweeper?: Partial<Omit<FanoutSweeperSettings, 'leaseMs'>>;
   processor?: Partial<FanoutProcessorSettings>;
+  webhooks?: WebhookSettingsInput;
 }
 
 export const NOTIFIER_DEFAULTS = {
   consumer: { group: 'notifier', batchSize: 64, concurrency: 8, claimIdleMs: 30_000, maxDeliveries: 5, lingerMs: 5 },
   sweeper: { intervalMs: 1000, graceMs: 5000, batchSize: 100, concurrency: 8 },
   processor: { leaseMs: 30_000, maxAttempts: 5, retryDelayMs: 1000, maxRetryDelayMs: 60_000 },
+  webhooks: {
+    addresses: { allowLoopback: false, allowedCidrs: [] as string[] },
+    timeoutMs: 10_000,
+    concurrency: 32,
+    retry: { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 3_600_000 },
+    batchSize: 10,
+    leaseMs: 120_000,
+    authorizationRetryMs: 2000,
+    dispatchIntervalMs: 200,
+    dispatchBatchSize: 1000,
+    sweepIntervalMs: 1000,
+  },
 } as const;
 
 /**
@@ -34,7 +63,7 @@ export const NOTIFIER_DEFAULTS = {
  * (Redis Streams, or the in-process backbone in the all-in-one), and core's client, which it asks
  * live whether each target may read the message's scope.
  */
-export type NotifierResources = Pick<ProcessResources, 'store' | 'backbone' | 'core'>;
+export type NotifierResources = Pick<ProcessResources, 'store' | 'backbone' | 'core' | 'cursors'>;
 
 export interface NotifierRuntimeOptions {
   resources: NotifierResources;
@@ -42,6 +71,11 @@ export interface NotifierRuntimeOptions {
   settings?: NotifierSettingsInput;
   /** @defaultValue () => new Date() */
   clock?: () => Date;
+  /**
+   * Schedules webhook lane runs across processes (BullMQ over Redis).
+   * @defaultValue in this process (the all-in-one, which has no Redis)
+   */
+  webhookQueue?: (settings: WebhookSettings, logger: Logger) => LaneQueue;
 }
 
 export interface NotifierRuntime {
@@ -49,6 +83,7 @@ export interface NotifierRuntime {
   metrics: NotifierMetrics;
   processor: FanoutProcessor;
   sweeper: FanoutSweeper;
+  webhooks: WebhookDeliverer;
   /** Joins the consumer group and starts sweeping. */
   start(): Promise<void>;
   /** Stops taking work, settles the work in hand, and returns; the caller then closes the process resources. */
@@ -60,7 +95,7 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
   const settings = resolveSettings(options.settings);
   const logger = options.logger.child({ component: 'notifier' });
   const clock = options.clock ?? (() => new Date());
-  const { store, backbone, core } = options.resources;
+  const { store, backbone, core, cursors } = options.resources;
   let consumer: Consumer | undefined;
   const metrics = createNotifierMetrics(
     () => store.mentionFanout.counts(),
@@ -68,18 +103,30 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
   );
   const processor = new FanoutProcessor({ store, core, backbone, logger, clock }, settings.processor, metrics);
   const sweeper = new FanoutSweeper(store, processor, settings.sweeper, logger, clock);
+  const webhookLog = logger.child({ component: 'webhooks' });
+  const sender = new WebhookSender(new OutboundAddressGuard(settings.webhooks.addresses), { timeoutMs: settings.webhooks.timeoutMs });
+  const queue =
+    options.webhookQueue?.(settings.webhooks, webhookLog) ??
+    new InProcessLaneQueue(settings.webhooks.concurrency, (err, key) => webhookLog.warn({ err, webhookId: key.webhookId }, 'webhook lane run failed; it runs again'));
+  const webhooks = new WebhookDeliverer(
+    { store, core, cursors, sender, queue, logger: webhookLog, clock, observe: (outcome) => metrics.webhookDeliveries.inc({ outcome }) },
+    settings.webhooks,
+  );
   return {
     store,
     metrics,
     processor,
     sweeper,
+    webhooks,
     async start() {
       consumer = await startMentionsConsumer(backbone, processor, settings.consumer, logger);
       sweeper.start();
+      webhooks.start();
       logger.info({ group: settings.consumer.group, consumer: settings.consumer.consumer }, 'notifier started');
     },
     async stop() {
-      await Promise.all([consumer?.stop(), sweeper.stop()]);
+      await Promise.all([consumer?.stop(), sweeper.stop(), webhooks.stop()]);
+      await sender.close();
       logger.info('notifier stopped');
     },
   };
@@ -91,5 +138,16 @@ function resolveSettings(input: NotifierSettingsInput = {}): NotifierSettings {
     consumer: { ...NOTIFIER_DEFAULTS.consumer, consumer: `${hostname()}-${process.pid}-${newUlid()}`, ...input.consumer },
     sweeper: { ...NOTIFIER_DEFAULTS.sweeper, ...input.sweeper, leaseMs: processor.leaseMs },
     processor,
+    webhooks: resolveWebhookSettings(input.webhooks),
+  };
+}
+
+function resolveWebhookSettings(input: WebhookSettingsInput = {}): WebhookSettings {
+  const defaults = NOTIFIER_DEFAULTS.webhooks;
+  return {
+    ...defaults,
+    ...input,
+    addresses: { ...defaults.addresses, ...input.addresses },
+    retry: { ...defaults.retry, ...input.retry },
   };
 }

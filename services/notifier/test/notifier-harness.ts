@@ -1,9 +1,10 @@
 import { createCoreClient, type CoreClient } from '@chat/authz-client';
 import { RedisStreamsBackbone, type BackboneEvent } from '@chat/backbone';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
+import type { CursorCodec } from '@chat/contracts';
 import { createLogger, type Logger } from '@chat/observability';
 import { committedMessageEventsFromPayload, messageJson } from '@chat/wire-format';
-import { createStore, inboxKey, migrate, openDatabase, type Database, type MessageRow, type NotificationRow, type StoredMention, type Store } from '@chat/store';
+import { createStore, inboxKey, loadCursorCodec, migrate, openDatabase, type Database, type MessageRow, type NotificationRow, type StoredMention, type Store } from '@chat/store';
 import { ulid } from 'ulid';
 
 const BASE_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -24,6 +25,7 @@ export interface TestWorld {
   store: Store;
   core: DevCoreHandle;
   coreClient: CoreClient;
+  cursors: CursorCodec;
   logger: Logger;
   close(): Promise<void>;
 }
@@ -57,11 +59,13 @@ export async function openWorld(): Promise<TestWorld> {
   const database = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, poolSize: 20 });
   await database.exec(`CREATE SCHEMA IF NOT EXISTS ${TEST_SCHEMA}`);
   await migrate(database);
+  const store = createStore(database);
   return {
     repositoryId,
     branchId,
     database,
-    store: createStore(database),
+    store,
+    cursors: await loadCursorCodec(store.serviceKeys, { secret: undefined, previousSecrets: [] }),
     core,
     coreClient: createCoreClient({ coreUrl: core.url, serviceToken: SERVICE_TOKEN, timeoutMs: 2000 }),
     logger,

@@ -1,0 +1,111 @@
+import type { CoreClient } from '@chat/authz-client';
+import { AppError, type CursorCodec } from '@chat/contracts';
+import type { Logger } from '@chat/observability';
+import type { Store, WebhookLaneKey, WebhookLaneWork } from '@chat/store';
+import { deliveryContent } from './delivery-body.ts';
+import type { LaneRunOutcome } from './lane-queue.ts';
+import { retryDelayMs, type RetryPolicy } from './retry-backoff.ts';
+import type { WebhookSender } from './webhook-sender.ts';
+
+export interface LaneRunnerDeps {
+  store: Store;
+  core: CoreClient;
+  cursors: CursorCodec;
+  sender: WebhookSender;
+  logger: Logger;
+  clock: () => Date;
+  /** Told of every delivery's outcome (metrics). */
+  observe?: (outcome: DeliveryOutcome) => void;
+}
+
+export type DeliveryOutcome = 'delivered' | 'failed' | 'dead' | 'skipped';
+
+export interface LaneRunnerSettings {
+  retry: RetryPolicy;
+  /** Notifications read per claim of a lane. */
+  batchSize: number;
+  /** How long a claim keeps others off the lane: more than `batchSize` sends at their timeout. */
+  leaseMs: number;
+  /** When core cannot say whether the principal may read the repository, the lane waits this long. */
+  authorizationRetryMs: number;
+}
+
+/**
+ * Runs one lane: delivers its inbox's notifications in seq order, each until the receiver answers
+ * 2xx or its attempts run out (then it is dead-lettered and the lane goes on), and stops at a
+ * failed one to retry it later. Before each batch it asks core, live, whether the webhook's principal
+ * may still read the repository: if not, the batch is passed over undelivered (a revoked grant stops
+ * the repository's deliveries; the others go on).
+ */
+export class LaneRunner {
+  constructor(
+    private readonly deps: LaneRunnerDeps,
+    private readonly settings: LaneRunnerSettings,
+  ) {}
+
+  async run(key: WebhookLaneKey): Promise<LaneRunOutcome> {
+    for (;;) {
+      const work = await this.deps.store.webhooks.claimLane(key, { now: this.deps.clock(), leaseMs: this.settings.leaseMs, limit: this.settings.batchSize });
+      // Held by another run (which goes on to the end), or waiting for its retry (its job is queued).
+      if (!work) return { kind: 'settled' };
+      if (work.notifications.length === 0) {
+        await this.deps.store.webhooks.releaseLane(key, this.deps.clock());
+        return { kind: 'settled' };
+      }
+      const outcome = await this.runBatch(key, work);
+      if (outcome) return outcome;
+      await this.deps.store.webhooks.releaseLane(key, this.deps.clock());
+      if (work.notifications.length < this.settings.batchSize) return { kind: 'settled' };
+    }
+  }
+
+  /** Delivers one claimed batch; returns the outcome when the lane must wait, else undefined. */
+  private async runBatch(key: WebhookLaneKey, work: WebhookLaneWork): Promise<LaneRunOutcome | undefined> {
+    const { webhook, lane } = work;
+    let mayRead: boolean;
+    try {
+      mayRead = await this.principalMayRead(work);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const at = new Date(this.deps.clock().getTime() + this.settings.authorizationRetryMs);
+      this.deps.logger.warn({ code: err.code, webhookId: key.webhookId }, 'webhook lane waits for core');
+      await this.deps.store.webhooks.releaseLane(key, at);
+      return { kind: 'again', at };
+    }
+    let attempts = lane.attempts;
+    for (const notification of work.notifications) {
+      if (!mayRead) {
+        await this.deps.store.webhooks.markDelivered(key, notification.seq);
+        this.deps.observe?.('skipped');
+        continue;
+      }
+      const content = deliveryContent(this.deps.cursors, webhook, notification, work.inboxAckSeq);
+      const result = await this.deps.sender.send({ url: webhook.url, secret: webhook.secret, ...content });
+      if (result.delivered) {
+        await this.deps.store.webhooks.markDelivered(key, notification.seq);
+        this.deps.observe?.('delivered');
+        attempts = 0;
+        continue;
+      }
+      const now = this.deps.clock();
+      const retryAt = new Date(now.getTime() + retryDelayMs(this.settings.retry, attempts + 1));
+      attempts = await this.deps.store.webhooks.recordFailure(key, { error: result.error, retryAt });
+      if (attempts < this.settings.retry.maxAttempts) {
+        this.deps.observe?.('failed');
+        this.deps.logger.info({ webhookId: webhook.webhookId, deliveryId: content.deliveryId, attempts, error: result.error }, 'webhook delivery failed; will retry');
+        return { kind: 'again', at: retryAt };
+      }
+      await this.deps.store.webhooks.deadLetter(key, { notification, deliveryId: content.deliveryId, attempts, error: result.error, now });
+      this.deps.observe?.('dead');
+      this.deps.logger.warn({ webhookId: webhook.webhookId, deliveryId: content.deliveryId, attempts, error: result.error }, 'webhook delivery dead-lettered');
+      attempts = 0;
+    }
+    return undefined;
+  }
+
+  private async principalMayRead({ webhook, notifications }: WebhookLaneWork): Promise<boolean> {
+    const repositoryId = notifications[0]!.repositoryId;
+    const resolution = await this.deps.core.resolveMentions({ repositoryId, targets: [{ kind: webhook.principalKind, id: webhook.principalId }] });
+    return resolution.targets.some((t) => t.kind === webhook.principalKind && t.id === webhook.principalId && t.valid);
+  }
+}
