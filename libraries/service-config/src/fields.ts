@@ -120,3 +120,12 @@ export const webhookAddressFields = {
     .describe('comma-separated private ranges webhooks may reach (e.g. `10.20.0.0/16` for an in-cluster receiver); every other private, loopback and link-local address is refused'),
   WEBHOOKS_PER_PRINCIPAL: positiveInt.max(100).default(5).describe('webhooks one user or bot may register'),
 };
+
+/** How the notifier delivers webhooks: read by the notifier and by the all-in-one. */
+export const webhookDeliveryFields = {
+  WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000).describe("longest wait for a webhook receiver's answer; no 2xx within it is a failed attempt"),
+  WEBHOOK_MAX_ATTEMPTS: positiveInt.max(100).default(8).describe('failed attempts at one webhook delivery before it goes to the dead-letter set'),
+  WEBHOOK_RETRY_BASE_MS: positiveInt.default(1000).describe('first retry step of a failed webhook delivery; the step doubles per failure, the wait is uniform over its upper half'),
+  WEBHOOK_RETRY_MAX_MS: positiveInt.default(3_600_000).describe('largest retry step of a webhook delivery'),
+  WEBHOOK_CONCURRENCY: positiveInt.max(1024).default(32).describe('webhook lanes (one per webhook and repository) delivering at once in one notifier'),
+};

@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from './parse-env.ts';
-import type { adminFields, coreFields, cursorFields, databaseFields, developmentFields, httpFields, logFields, redisFields, webhookAddressFields } from './fields.ts';
+import type { adminFields, coreFields, cursorFields, databaseFields, developmentFields, httpFields, logFields, redisFields, webhookAddressFields, webhookDeliveryFields } from './fields.ts';
 
 type Parsed<F extends z.core.$ZodLooseShape> = z.output<z.ZodObject<F>>;
 
@@ -144,4 +144,21 @@ export const webhookAddressConfigOf = (e: Parsed<typeof webhookAddressFields> & 
   allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK ?? e.CHAT_DEVELOPMENT_MODE,
   allowedCidrs: e.WEBHOOK_ALLOWED_CIDRS,
   perPrincipal: e.WEBHOOKS_PER_PRINCIPAL,
+});
+
+/** How webhooks are delivered: where to, how long a receiver is waited for, how failures are retried. */
+export interface WebhookDeliveryConfig {
+  addresses: { allowLoopback: boolean; allowedCidrs: string[] };
+  timeoutMs: number;
+  concurrency: number;
+  retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+}
+
+export const webhookDeliveryConfigOf = (
+  e: Parsed<typeof webhookDeliveryFields> & Omit<Parsed<typeof webhookAddressFields>, 'WEBHOOKS_PER_PRINCIPAL'> & Parsed<typeof developmentFields>,
+): WebhookDeliveryConfig => ({
+  addresses: { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK ?? e.CHAT_DEVELOPMENT_MODE, allowedCidrs: e.WEBHOOK_ALLOWED_CIDRS },
+  timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+  concurrency: e.WEBHOOK_CONCURRENCY,
+  retry: { maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, baseDelayMs: e.WEBHOOK_RETRY_BASE_MS, maxDelayMs: e.WEBHOOK_RETRY_MAX_MS },
 });

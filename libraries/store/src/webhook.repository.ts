@@ -99,8 +99,11 @@ export interface WebhookRepository {
   dueLanes(options: { now: Date; limit: number }): Promise<WebhookLaneKey[]>;
   /** Claims a lane whose next try is due; null when it is held, waiting for a retry, or gone. */
   claimLane(key: WebhookLaneKey, options: LaneClaim): Promise<WebhookLaneWork | null>;
-  /** The notification at `seq` is delivered: the lane moves past it and its attempts start over. */
-  markDelivered(key: WebhookLaneKey, seq: number): Promise<void>;
+  /**
+   * The notification at `seq` is delivered: the lane moves past it and its attempts start over. With
+   * `holdUntil`, the claim is renewed to then, so a long batch needs no long lease.
+   */
+  markDelivered(key: WebhookLaneKey, seq: number, holdUntil?: Date): Promise<void>;
   /** Gives a claimed lane back, to be tried again at `nextAttemptAt`. */
   releaseLane(key: WebhookLaneKey, nextAttemptAt: Date): Promise<void>;
   /** Records a failed attempt at the lane's head; returns the head's failed attempts so far. */
@@ -190,11 +193,11 @@ export function createWebhookRepository(db: ChatDb): WebhookRepository {
           .limit(limit);
         return { lane, webhook, notifications: pending, inboxAckSeq: inbox?.ackSeq ?? 0 };
       }),
-    markDelivered: (key, seq) =>
+    markDelivered: (key, seq, holdUntil) =>
       storeCall(async () => {
         await db
           .update(webhookLanes)
-          .set({ deliveredSeq: seq, attempts: 0, lastError: null })
+          .set({ deliveredSeq: seq, attempts: 0, lastError: null, ...(holdUntil ? { nextAttemptAt: holdUntil } : {}) })
           .where(and(laneWhere(key), lt(webhookLanes.deliveredSeq, seq)));
       }),
     releaseLane: (key, nextAttemptAt) =>

@@ -24,7 +24,7 @@ export interface LaneRunnerSettings {
   retry: RetryPolicy;
   /** Notifications read per claim of a lane. */
   batchSize: number;
-  /** How long a claim keeps others off the lane: more than `batchSize` sends at their timeout. */
+  /** How long a claim keeps others off the lane; renewed after each delivery, so more than one send at its timeout. */
   leaseMs: number;
   /** When core cannot say whether the principal may read the repository, the lane waits this long. */
   authorizationRetryMs: number;
@@ -82,7 +82,7 @@ export class LaneRunner {
       const content = deliveryContent(this.deps.cursors, webhook, notification, work.inboxAckSeq);
       const result = await this.deps.sender.send({ url: webhook.url, secret: webhook.secret, ...content });
       if (result.delivered) {
-        await this.deps.store.webhooks.markDelivered(key, notification.seq);
+        await this.deps.store.webhooks.markDelivered(key, notification.seq, new Date(this.deps.clock().getTime() + this.settings.leaseMs));
         this.deps.observe?.('delivered');
         attempts = 0;
         continue;

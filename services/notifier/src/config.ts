@@ -19,6 +19,8 @@ import {
   redisConfigOf,
   redisFields,
   webhookAddressFields,
+  webhookDeliveryConfigOf,
+  webhookDeliveryFields,
   type CoreConfig,
   type RedisConfig,
   type DatabasePooler,
@@ -56,11 +58,7 @@ export const NotifierEnvSchema = z.object({
   NOTIFIER_RETRY_DELAY_MS: positiveInt.default(1000).describe('first retry delay after a failed attempt; doubles per attempt up to 60 s'),
   WEBHOOK_ALLOW_LOOPBACK: webhookAddressFields.WEBHOOK_ALLOW_LOOPBACK,
   WEBHOOK_ALLOWED_CIDRS: webhookAddressFields.WEBHOOK_ALLOWED_CIDRS,
-  WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(10_000).describe("longest wait for a webhook receiver's answer; no 2xx within it is a failed attempt"),
-  WEBHOOK_MAX_ATTEMPTS: positiveInt.max(100).default(8).describe('failed attempts at one webhook delivery before it goes to the dead-letter set'),
-  WEBHOOK_RETRY_BASE_MS: positiveInt.default(1000).describe('first retry step of a failed webhook delivery; the step doubles per failure, the wait is uniform over its upper half'),
-  WEBHOOK_RETRY_MAX_MS: positiveInt.default(3_600_000).describe('largest retry step of a webhook delivery'),
-  WEBHOOK_CONCURRENCY: positiveInt.max(1024).default(32).describe('webhook lanes (one per webhook and repository) delivering at once in this notifier'),
+  ...webhookDeliveryFields,
   ...logFields,
 });
 
@@ -101,12 +99,7 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv): NotifierConfig {
           concurrency: e.NOTIFIER_CONCURRENCY,
         },
         processor: { leaseMs: e.NOTIFIER_LEASE_MS, maxAttempts: e.NOTIFIER_MAX_ATTEMPTS, retryDelayMs: e.NOTIFIER_RETRY_DELAY_MS },
-        webhooks: {
-          addresses: { allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK ?? e.CHAT_DEVELOPMENT_MODE, allowedCidrs: e.WEBHOOK_ALLOWED_CIDRS },
-          timeoutMs: e.WEBHOOK_TIMEOUT_MS,
-          concurrency: e.WEBHOOK_CONCURRENCY,
-          retry: { maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, baseDelayMs: e.WEBHOOK_RETRY_BASE_MS, maxDelayMs: e.WEBHOOK_RETRY_MAX_MS },
-        },
+        webhooks: webhookDeliveryConfigOf(e),
       },
     };
     assertSafeOutsideDevelopment({ developmentMode: config.developmentMode, coreUrl: config.core.url, serviceToken: config.core.serviceToken });

@@ -50,7 +50,6 @@ export const NOTIFIER_DEFAULTS = {
     concurrency: 32,
     retry: { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 3_600_000 },
     batchSize: 10,
-    leaseMs: 120_000,
     authorizationRetryMs: 2000,
     dispatchIntervalMs: 200,
     dispatchBatchSize: 1000,
@@ -144,8 +143,11 @@ function resolveSettings(input: NotifierSettingsInput = {}): NotifierSettings {
 
 function resolveWebhookSettings(input: WebhookSettingsInput = {}): WebhookSettings {
   const defaults = NOTIFIER_DEFAULTS.webhooks;
+  const timeoutMs = input.timeoutMs ?? defaults.timeoutMs;
   return {
     ...defaults,
+    // Renewed after each delivery: two sends at their timeout, so a crashed notifier's lanes wait little.
+    leaseMs: 2 * timeoutMs + 5000,
     ...input,
     addresses: { ...defaults.addresses, ...input.addresses },
     retry: { ...defaults.retry, ...input.retry },
