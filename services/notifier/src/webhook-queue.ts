@@ -5,8 +5,9 @@ import { BullmqLaneQueue, type LaneQueue } from '@chat/webhooks';
 import type { WebhookSettings } from './runtime.ts';
 
 /**
- * The webhook lane queue of a notifier on Redis: BullMQ under `{<REDIS_KEY_PREFIX>:webhooks}`, a
- * hash tag, so on a Redis Cluster every key of the queue shares a slot, as BullMQ's scripts need.
+ * The webhook lane queue of a notifier on Redis: BullMQ's keys under `<REDIS_KEY_PREFIX>:` like the
+ * service's others, with the hash tag `{<REDIS_KEY_PREFIX>:webhooks}`, so on a Redis Cluster every
+ * key of the queue shares a slot, as BullMQ's scripts need.
  */
 export function bullmqWebhookQueue(redis: RedisConfig): (settings: WebhookSettings, logger: Logger) => LaneQueue {
   const target = redisTargetOf(redis);
@@ -14,7 +15,7 @@ export function bullmqWebhookQueue(redis: RedisConfig): (settings: WebhookSettin
   return (settings, logger) =>
     new BullmqLaneQueue({
       connect: () => openRedisClient(target, { profile: 'job-queue', name: connectionName(redis.keyPrefix, 'webhooks'), timeoutMs: 2000 }),
-      prefix: `{${redis.keyPrefix}:webhooks}`,
+      prefix: `${redis.keyPrefix}:{${redis.keyPrefix}:webhooks}`,
       concurrency: settings.concurrency,
       onError: (err) => logger.warn({ err }, 'webhook queue trouble'),
     });
