@@ -99,6 +99,17 @@ describe('CursorCodec', () => {
     expectInvalid(() => codec.decode(lookalike, codec.encode(FEED, 1)));
   });
 
+  it('binds a webhook dead-letter cursor to its webhook and its delivery ID, apart from every other kind', () => {
+    const letter: CursorBinding = { kind: 'webhookDeadLetter', webhookId: '01J9ZQ3V0C6M4WB7X8Y9Z0HOOK', deliveryId: '01J9ZQ3V0C6M4WB7X8Y9Z0HOOK.01J9ZQ3V0C6M4WB7X8Y9Z0NOTE' };
+    const cursor = codec.encode(letter, 1_764_300_000_123);
+    expect(codec.decode(letter, cursor)).to.equal(1_764_300_000_123);
+    for (const scope of [{ ...letter, webhookId: '01J9ZQ3V0C6M4WB7X8Y9Z0HOOX' }, { ...letter, deliveryId: `${letter.webhookId}.01J9ZQ3V0C6M4WB7X8Y9Z0NOTX` }, ROOM, INBOX, FEED]) {
+      expectInvalid(() => codec.decode(scope, cursor), JSON.stringify(scope));
+    }
+    const lookalike: CursorBinding = { kind: 'room', roomId: `${letter.webhookId}:${letter.deliveryId}` };
+    expectInvalid(() => codec.decode(letter, codec.encode(lookalike, 1)));
+  });
+
   it('rejects a feed cursor whose kind byte is rewritten to another kind', () => {
     const bytes = Buffer.from(codec.encode(FEED, 5), 'base64url');
     for (const kindByte of [1, 2]) {

@@ -6,7 +6,13 @@ export type CursorBinding =
   | { kind: 'room'; roomId: string }
   | { kind: 'inbox'; repositoryId: string; principalKind: 'human' | 'bot'; principalId: string }
   /** A principal's feed: its notifications across every repository, in feed order. */
-  | { kind: 'feed'; principalKind: 'human' | 'bot'; principalId: string };
+  | { kind: 'feed'; principalKind: 'human' | 'bot'; principalId: string }
+  /**
+   * A place in a webhook's dead letters: after the dead letter `deliveryId`. The position is its
+   * time of death; the delivery ID, which breaks ties between letters that died at the same time,
+   * travels beside the cursor and is bound by the MAC like the webhook.
+   */
+  | { kind: 'webhookDeadLetter'; webhookId: string; deliveryId: string };
 
 /** Cursor secrets. `current` signs; `current` and every `previous` key verify (rotation). */
 interface CursorKeys {
@@ -20,7 +26,7 @@ interface CursorKeys {
 const MIN_CURSOR_SECRET_LENGTH = 32;
 
 const VERSION = 1;
-const KIND_BYTE = { room: 1, inbox: 2, feed: 3 } as const;
+const KIND_BYTE = { room: 1, inbox: 2, feed: 3, webhookDeadLetter: 4 } as const;
 const HEADER_BYTES = 3; // version, kind, key id
 const POSITION_BYTES = 8;
 const MAC_BYTES = 16;
@@ -44,8 +50,8 @@ function toKey(secret: unknown): CursorKey {
 }
 
 /**
- * The string the MAC binds a cursor to: `room:<roomId>`, `inbox:<repositoryId>:<principalKind>:<principalId>`
- * or `feed:<principalKind>:<principalId>`.
+ * The string the MAC binds a cursor to: `room:<roomId>`, `inbox:<repositoryId>:<principalKind>:<principalId>`,
+ * `feed:<principalKind>:<principalId>` or `webhook-dead-letter:<webhookId>:<deliveryId>`.
  */
 function cursorScopeString(scope: CursorBinding): string {
   switch (scope.kind) {
@@ -55,6 +61,8 @@ function cursorScopeString(scope: CursorBinding): string {
       return `inbox:${scope.repositoryId}:${scope.principalKind}:${scope.principalId}`;
     case 'feed':
       return `feed:${scope.principalKind}:${scope.principalId}`;
+    case 'webhookDeadLetter':
+      return `webhook-dead-letter:${scope.webhookId}:${scope.deliveryId}`;
   }
 }
 

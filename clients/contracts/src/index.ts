@@ -10,6 +10,7 @@ export * from './notification.ts';
 export * from './pages.ts';
 export * from './message-history.ts';
 export * from './search.ts';
+export * from './webhook.ts';
 export * from './envelope.ts';
 export * from './events.ts';
 export * from './cursor.ts';

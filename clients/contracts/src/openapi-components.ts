@@ -84,6 +84,14 @@ export function buildComponents(): JsonObject {
         'cursor',
         'The `nextCursor` of the previous page of the same search (same `q`, `order` and scope); anything else gives CURSOR_INVALID.',
       ),
+      WebhookId: {
+        name: 'webhookId', in: 'path', required: true, description: 'Canonical ULID of one of the caller\'s webhooks.', schema: ulidSchema,
+      },
+      DeadLetterCursor: optionalString(
+        'query',
+        'cursor',
+        'The `nextCursor` of the previous page of this webhook\'s dead letters; another webhook\'s, a forged, edited or any other kind of cursor gives CURSOR_INVALID.',
+      ),
       LastEventId: optionalString('header', 'Last-Event-ID', 'Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT).'),
       IdempotencyKey: {
         name: 'Idempotency-Key', in: 'header', required: true,

@@ -21,6 +21,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       { name: 'messages', description: 'List and append messages' },
       { name: 'inbox', description: 'Mention inbox and its checkpoint' },
       { name: 'streams', description: 'text/event-stream endpoints' },
+      { name: 'webhooks', description: 'Webhooks that receive the caller\'s notifications by signed POST, and their dead letters (extension)' },
     ],
     security: [{ chatOAuthBearer: [] }, { botBearer: [] }],
     paths: buildPaths(),

@@ -13,11 +13,16 @@ type OperationKind =
   | 'search'
   | 'listFeed'
   | 'acknowledgeFeed'
-  | 'feedStream';
+  | 'feedStream'
+  | 'createWebhook'
+  | 'listWebhooks'
+  | 'deleteWebhook'
+  | 'listDeadLetters'
+  | 'redeliver';
 
 interface OperationSpec {
   operationId: string;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   kind: OperationKind;
   branch: boolean;
@@ -27,6 +32,8 @@ interface OperationSpec {
 }
 
 const REPO = '/v1/repositories/{repositoryId}';
+const WEBHOOKS = '/v1/webhooks';
+const WEBHOOK = `${WEBHOOKS}/{webhookId}`;
 const BRANCH = `${REPO}/branches/{branchId}`;
 
 /** The eleven operations of spec section 4, in the spec's order. */
@@ -52,7 +59,9 @@ const OPERATIONS: readonly OperationSpec[] = [
  * stream each; the principal inbox operations list, acknowledge and stream the caller's feed, its
  * notifications in every repository it may read, in one sequence. The search operations find
  * messages again by words, identifiers, paths, URLs, commit prefixes and filters (docs/interface.md,
- * "Extensions": search).
+ * "Extensions": search). The webhook operations let a principal receive its feed by signed HTTPS POST
+ * instead of holding a stream, and read and redeliver what failed (docs/interface.md, "Extensions":
+ * webhooks).
  */
 const EXTENSION_OPERATIONS: readonly OperationSpec[] = [
   { operationId: 'listRepositoryMessageHistory', method: 'get', path: `${REPO}/room/history`, kind: 'listHistory', branch: false, summary: 'Read the repository room from its newest message, or before, after or at a message (extension)', extension: true },
@@ -63,6 +72,11 @@ const EXTENSION_OPERATIONS: readonly OperationSpec[] = [
   { operationId: 'listPrincipalInbox', method: 'get', path: '/v1/inbox', kind: 'listFeed', branch: false, summary: 'List the caller\'s notifications in every repository it may read, in feed order (extension)', extension: true },
   { operationId: 'acknowledgePrincipalInbox', method: 'post', path: '/v1/inbox/acknowledgements', kind: 'acknowledgeFeed', branch: false, summary: 'Move the caller\'s feed checkpoint, and with it each repository inbox checkpoint (extension)', extension: true },
   { operationId: 'streamPrincipalInbox', method: 'get', path: '/v1/inbox/events', kind: 'feedStream', branch: false, summary: 'Stream the caller\'s notifications in every repository it may read (extension)', extension: true },
+  { operationId: 'createWebhook', method: 'post', path: WEBHOOKS, kind: 'createWebhook', branch: false, summary: 'Register a webhook that receives the caller\'s notifications by signed POST (extension)', extension: true },
+  { operationId: 'listWebhooks', method: 'get', path: WEBHOOKS, kind: 'listWebhooks', branch: false, summary: 'List the caller\'s webhooks (extension)', extension: true },
+  { operationId: 'deleteWebhook', method: 'delete', path: WEBHOOK, kind: 'deleteWebhook', branch: false, summary: 'Remove one of the caller\'s webhooks, with its pending deliveries and dead letters (extension)', extension: true },
+  { operationId: 'listWebhookDeadLetters', method: 'get', path: `${WEBHOOK}/dead-letters`, kind: 'listDeadLetters', branch: false, summary: 'List the deliveries of a webhook that failed every attempt (extension)', extension: true },
+  { operationId: 'redeliverWebhookDeliveries', method: 'post', path: `${WEBHOOK}/redeliveries`, kind: 'redeliver', branch: false, summary: 'Deliver dead letters of a webhook again (extension)', extension: true },
 ];
 
 /** Error statuses per operation group: spec section 4, "Status codes by operation". */
@@ -80,10 +94,18 @@ const ERROR_STATUSES: Readonly<Record<OperationKind, readonly ErrorStatus[]>> = 
   listFeed: [400, 401, 503],
   acknowledgeFeed: [400, 401, 404, 409, 503],
   feedStream: [400, 401, 503],
+  // The caller's own webhooks: another principal's webhook is one that does not exist (404), never 403.
+  createWebhook: [400, 401, 409, 503],
+  listWebhooks: [400, 401, 503],
+  deleteWebhook: [400, 401, 404, 503],
+  listDeadLetters: [400, 401, 404, 503],
+  redeliver: [400, 401, 404, 503],
 };
 
 const FEED_CURSOR_INVALID =
   'CURSOR_INVALID: not a feed cursor of the caller (forged, edited, another principal\'s, or a room or repository inbox cursor)';
+const WEBHOOK_NOT_FOUND = 'RESOURCE_NOT_FOUND: the caller has no webhook of this ID (another principal\'s webhook is answered the same).';
+const WEBHOOK_PRINCIPAL_UNAVAILABLE = 'AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE.';
 const PRINCIPAL_REJECTED = 'AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential).';
 
 // Operation-specific meanings of shared statuses; a 3.1 Reference Object may override `description`.
@@ -124,6 +146,26 @@ const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, s
     404: 'No notification of the caller\'s feed is at `throughCursor`.',
     409: 'INBOX_CHECKPOINT_STALE: `expectedCursor` differs from the feed checkpoint.',
     503: 'AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE.',
+  },
+  createWebhook: {
+    400: 'REQUEST_INVALID: not a CreateWebhookRequest (a `secret` outside 16–256 printable ASCII characters, a `url` longer than 2048 characters), or a URL the service will not send to: not `https` (plain `http` only to loopback where loopback is allowed), credentials or a fragment in it, or a host that is a private, loopback or link-local address (the message says which).',
+    401: PRINCIPAL_REJECTED,
+    409: 'RESOURCE_CONFLICT: the caller already holds as many webhooks as a principal may (`WEBHOOKS_PER_PRINCIPAL`).',
+    503: WEBHOOK_PRINCIPAL_UNAVAILABLE,
+  },
+  listWebhooks: { 401: PRINCIPAL_REJECTED, 503: WEBHOOK_PRINCIPAL_UNAVAILABLE },
+  deleteWebhook: { 401: PRINCIPAL_REJECTED, 404: WEBHOOK_NOT_FOUND, 503: WEBHOOK_PRINCIPAL_UNAVAILABLE },
+  listDeadLetters: {
+    400: 'LIMIT_INVALID, or CURSOR_INVALID: not a dead-letter cursor of this webhook (forged, edited, another webhook\'s, or a cursor of another kind).',
+    401: PRINCIPAL_REJECTED,
+    404: WEBHOOK_NOT_FOUND,
+    503: WEBHOOK_PRINCIPAL_UNAVAILABLE,
+  },
+  redeliver: {
+    400: 'REQUEST_INVALID: not a RedeliverWebhookRequest (`deliveryIds`, when present, is 1 to 100 non-empty strings).',
+    401: PRINCIPAL_REJECTED,
+    404: WEBHOOK_NOT_FOUND,
+    503: WEBHOOK_PRINCIPAL_UNAVAILABLE,
   },
   feedStream: {
     400: `CURSOR_CONFLICT (\`Last-Event-ID\` and \`cursor\` differ), or ${FEED_CURSOR_INVALID}.`,
@@ -223,11 +265,27 @@ function successResponses(kind: OperationKind): JsonObject {
     case 'inboxStream':
     case 'feedStream':
       return { 200: streamResponse(kind) };
+    case 'createWebhook':
+      return { 201: jsonResponse('The registered webhook, and its signing secret, which no later answer shows.', 'CreateWebhookResponse') };
+    case 'listWebhooks':
+      return { 200: jsonResponse('The caller\'s webhooks, oldest first; their secrets are never shown.', 'WebhookListResponse') };
+    case 'deleteWebhook':
+      return { 204: { description: 'The webhook is removed: nothing more is sent to it, and its dead letters are gone.', headers: { 'X-Request-Id': requestIdResponseHeader } } };
+    case 'listDeadLetters':
+      return {
+        200: jsonResponse(
+          'A page of the webhook\'s dead letters in the order they died, each with its notification as its repository inbox shows it; those of repositories the caller may not read now are left out.',
+          'WebhookDeadLetterPageResponse',
+        ),
+      };
+    case 'redeliver':
+      return { 202: jsonResponse('The dead letters queued for delivery again, each with its original delivery ID.', 'RedeliverWebhookResponse') };
   }
 }
 
 function parameters(spec: OperationSpec): JsonObject[] {
   const names = spec.path.includes('{repositoryId}') ? ['RepositoryId'] : [];
+  if (spec.path.includes('{webhookId}')) names.push('WebhookId');
   if (spec.branch) names.push('BranchId');
   if (spec.kind === 'listMessages' || spec.kind === 'listInbox') names.push('Limit', 'Cursor');
   if (spec.kind === 'listHistory') names.push('Limit', 'Before', 'After', 'At');
@@ -235,13 +293,22 @@ function parameters(spec: OperationSpec): JsonObject[] {
   if (spec.kind === 'roomStream' || spec.kind === 'inboxStream') names.push('LastEventId', 'Cursor');
   if (spec.kind === 'listFeed') names.push('Limit', 'FeedCursor');
   if (spec.kind === 'feedStream') names.push('LastEventId', 'FeedCursor');
+  if (spec.kind === 'listDeadLetters') names.push('Limit', 'DeadLetterCursor');
   if (spec.kind === 'append') names.push('IdempotencyKey', 'CoreAuthorization');
   names.push('RequestId');
   return names.map((name) => ({ $ref: `#/components/parameters/${name}` }));
 }
 
+const REQUEST_BODIES: Partial<Record<OperationKind, string>> = {
+  append: 'AppendMessageRequest',
+  acknowledge: 'AcknowledgeInboxRequest',
+  acknowledgeFeed: 'AcknowledgeInboxRequest',
+  createWebhook: 'CreateWebhookRequest',
+  redeliver: 'RedeliverWebhookRequest',
+};
+
 function requestBody(kind: OperationKind): JsonObject | undefined {
-  const schemaId = kind === 'append' ? 'AppendMessageRequest' : kind === 'acknowledge' || kind === 'acknowledgeFeed' ? 'AcknowledgeInboxRequest' : undefined;
+  const schemaId = REQUEST_BODIES[kind];
   if (schemaId === undefined) return undefined;
   return { required: true, content: { 'application/json': { schema: schemaRef(schemaId) } } };
 }
@@ -250,6 +317,7 @@ function tagOf(kind: OperationKind): string {
   if (kind === 'room') return 'rooms';
   if (kind === 'listMessages' || kind === 'append' || kind === 'listHistory' || kind === 'search') return 'messages';
   if (kind === 'roomStream' || kind === 'inboxStream' || kind === 'feedStream') return 'streams';
+  if (kind === 'createWebhook' || kind === 'listWebhooks' || kind === 'deleteWebhook' || kind === 'listDeadLetters' || kind === 'redeliver') return 'webhooks';
   return 'inbox';
 }
 

@@ -11,6 +11,7 @@ import './message-history.ts';
 import './pages.ts';
 import './room.ts';
 import './search.ts';
+import './webhook.ts';
 
 export type JsonObject = Record<string, unknown>;
 

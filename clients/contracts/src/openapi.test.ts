@@ -71,9 +71,10 @@ describe('OpenAPI document', () => {
     expect(extensions.map(({ op }) => op.operationId)).to.have.members([
       'listRepositoryMessageHistory', 'listBranchMessageHistory', 'listPrincipalInbox', 'acknowledgePrincipalInbox', 'streamPrincipalInbox',
       'searchRepository', 'searchRepositoryRoom', 'searchBranchRoom',
+      'createWebhook', 'listWebhooks', 'deleteWebhook', 'listWebhookDeadLetters', 'redeliverWebhookDeliveries',
     ]);
     // An extension adds paths of its own: no operation of the contract changes.
-    for (const { path } of extensions) expect(ops.filter((o) => o.path === path)).to.have.length(1);
+    for (const { path } of extensions) expect(ops.filter((o) => o.path === path && o.op['x-chat-extension'] !== true)).to.have.length(0);
     const all = ops.map(({ op }) => op.operationId);
     expect(new Set(all).size).to.equal(all.length);
     for (const { path } of ops) expect(path).to.match(/^\/v1\//);
@@ -117,6 +118,11 @@ describe('OpenAPI document', () => {
       searchRepository: [200, 400, 401, 403, 429, 503],
       searchRepositoryRoom: [200, 400, 401, 403, 429, 503],
       searchBranchRoom: [200, 400, 401, 403, 429, 503],
+      createWebhook: [201, 400, 401, 409, 503],
+      listWebhooks: [200, 400, 401, 503],
+      deleteWebhook: [204, 400, 401, 404, 503],
+      listWebhookDeadLetters: [200, 400, 401, 404, 503],
+      redeliverWebhookDeliveries: [202, 400, 401, 404, 503],
     };
     for (const { op } of operations(built)) {
       expect(Object.keys(op.responses as Json).map(Number), op.operationId as string).to.deep.equal(expected[op.operationId as string]);
@@ -141,10 +147,11 @@ describe('OpenAPI document', () => {
         expect((byName.get(match[1]!)!.schema as Json).pattern).to.equal('^[0-7][0-9A-HJKMNP-TV-Z]{25}$');
       }
       expect(byName.get('X-Request-Id'), id).to.include({ in: 'header', required: false });
-      expect(byName.has('limit'), id).to.equal(/^(list|search)/.test(id));
+      const paged = /^(list|search)/.test(id) && id !== 'listWebhooks';
+      expect(byName.has('limit'), id).to.equal(paged);
       const history = /MessageHistory$/.test(id);
       const search = /^search/.test(id);
-      expect(byName.has('cursor'), id).to.equal(/^(list|stream|search)/.test(id) && !history);
+      expect(byName.has('cursor'), id).to.equal((paged || /^stream/.test(id)) && !history);
       expect(byName.get('q')?.required, id).to.equal(search ? true : undefined);
       expect(byName.has('order'), id).to.equal(search);
       for (const name of ['before', 'after', 'at']) expect(byName.get(name)?.required ?? true, `${id} ${name}`).to.equal(!history);
@@ -184,5 +191,29 @@ describe('OpenAPI document', () => {
       const cursor = (op.parameters as Json[]).map((p) => deref(built, p)).find((p) => p.name === 'cursor')!;
       expect(cursor.description, op.operationId as string).to.include('feed cursor');
     }
+  });
+
+  it('declares the webhook operations on the caller\'s own webhooks, with their bodies, a 204 without one, and a dead-letter cursor', () => {
+    const byId = new Map(operations(built).map((o) => [o.op.operationId as string, o]));
+    const ids = ['createWebhook', 'listWebhooks', 'deleteWebhook', 'listWebhookDeadLetters', 'redeliverWebhookDeliveries'];
+    expect(ids.map((id) => `${byId.get(id)!.method} ${byId.get(id)!.path}`)).to.deep.equal([
+      'post /v1/webhooks',
+      'get /v1/webhooks',
+      'delete /v1/webhooks/{webhookId}',
+      'get /v1/webhooks/{webhookId}/dead-letters',
+      'post /v1/webhooks/{webhookId}/redeliveries',
+    ]);
+    const schemaOf = (content: unknown) => ((content as Record<string, Json>)['application/json']!.schema);
+    const answer = (id: string, status: string) => (byId.get(id)!.op.responses as Record<string, Json>)[status]!;
+    expect(schemaOf(answer('createWebhook', '201').content)).to.deep.equal({ $ref: '#/components/schemas/CreateWebhookResponse' });
+    expect(schemaOf(answer('listWebhooks', '200').content)).to.deep.equal({ $ref: '#/components/schemas/WebhookListResponse' });
+    expect(answer('deleteWebhook', '204').content).to.equal(undefined);
+    expect(schemaOf(answer('listWebhookDeadLetters', '200').content)).to.deep.equal({ $ref: '#/components/schemas/WebhookDeadLetterPageResponse' });
+    expect(schemaOf(answer('redeliverWebhookDeliveries', '202').content)).to.deep.equal({ $ref: '#/components/schemas/RedeliverWebhookResponse' });
+    expect(schemaOf((byId.get('createWebhook')!.op.requestBody as Json).content)).to.deep.equal({ $ref: '#/components/schemas/CreateWebhookRequest' });
+    expect(schemaOf((byId.get('redeliverWebhookDeliveries')!.op.requestBody as Json).content)).to.deep.equal({ $ref: '#/components/schemas/RedeliverWebhookRequest' });
+    const cursor = (byId.get('listWebhookDeadLetters')!.op.parameters as Json[]).map((p) => deref(built, p)).find((p) => p.name === 'cursor')!;
+    expect(cursor.description).to.include('dead letters');
+    for (const id of ids) expect((byId.get(id)!.op.tags as string[])[0], id).to.equal('webhooks');
   });
 });

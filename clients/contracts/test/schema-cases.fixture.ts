@@ -58,6 +58,12 @@ const notificationInvalid: Array<[string, unknown]> = [
   ['targetKind', 'user'], ['spans', [{ startByte: 0 }]], ['spans', [{ startByte: 0, endByte: 1, principalId: 'x' }]],
 ];
 
+const webhook = { webhookId: REPO, url: 'https://bot.example/hook', createdAt: TIME };
+const deadLetter = {
+  deliveryId: `${REPO}.n_1`, state: 'dead', attempts: 8, lastError: 'HTTP 500', deadAt: TIME,
+  notification: { ...storedNotification, cursor: 'c', acknowledged: false },
+};
+
 export const SCHEMA_CASES: SchemaCase[] = [
   {
     id: 'RoomResponse', schema: contracts.RoomResponseSchema,
@@ -121,6 +127,42 @@ export const SCHEMA_CASES: SchemaCase[] = [
   },
   { id: 'AcknowledgeInboxRequest', schema: contracts.AcknowledgeInboxRequestSchema, full: { throughCursor: 'c', expectedCursor: 'b' }, required: ['throughCursor'], nullableOptional: ['expectedCursor'], optionalOnly: [], invalid: [['throughCursor', null]] },
   { id: 'AcknowledgeInboxResponse', schema: contracts.AcknowledgeInboxResponseSchema, full: { acknowledgedCursor: 'c', replayed: true }, required: ['acknowledgedCursor', 'replayed'], nullableOptional: [], optionalOnly: [], invalid: [['acknowledgedCursor', null], ['replayed', 'yes']] },
+  {
+    id: 'Webhook', schema: contracts.WebhookSchema, full: webhook,
+    required: ['webhookId', 'url', 'createdAt'], nullableOptional: [], optionalOnly: [],
+    invalid: [['webhookId', 'wh_1'], ['createdAt', 'today'], ['url', 5], ['secret', 'not shown']],
+  },
+  {
+    id: 'CreateWebhookRequest', schema: contracts.CreateWebhookRequestSchema, full: { url: 'https://bot.example/hook', secret: 'sixteen-chars-ok' },
+    required: ['url'], nullableOptional: [], optionalOnly: ['secret'],
+    invalid: [['url', ''], ['url', `https://bot.example/${'x'.repeat(2048)}`], ['secret', 'fifteen-chars-x'], ['secret', 'x'.repeat(257)], ['secret', 'sixteen-chars-\u00e9!'], ['secret', 'line\nbreak-sixteen']],
+  },
+  {
+    id: 'CreateWebhookResponse', schema: contracts.CreateWebhookResponseSchema, full: { webhook, secret: 's3cret' },
+    required: ['webhook', 'secret'], nullableOptional: [], optionalOnly: [], invalid: [['webhook', { ...webhook, secret: 's' }], ['secret', 1]],
+  },
+  {
+    id: 'WebhookListResponse', schema: contracts.WebhookListResponseSchema, full: { items: [webhook] },
+    required: ['items'], nullableOptional: [], optionalOnly: [], invalid: [['items', [{ webhookId: REPO }]]],
+  },
+  {
+    id: 'WebhookDeadLetter', schema: contracts.WebhookDeadLetterSchema, full: deadLetter,
+    required: ['deliveryId', 'state', 'attempts', 'lastError', 'deadAt', 'notification'], nullableOptional: [], optionalOnly: [],
+    invalid: [['state', 'delivered'], ['attempts', -1], ['deadAt', 'then'], ['notification', storedNotification]],
+  },
+  {
+    id: 'WebhookDeadLetterPageResponse', schema: contracts.WebhookDeadLetterPageResponseSchema, full: { items: [deadLetter], nextCursor: 'c' },
+    required: ['items'], nullableOptional: ['nextCursor'], optionalOnly: [], invalid: [['items', [storedNotification]], ['nextCursor', 1]],
+  },
+  {
+    id: 'RedeliverWebhookRequest', schema: contracts.RedeliverWebhookRequestSchema, full: { deliveryIds: [`${REPO}.n_1`] },
+    required: [], nullableOptional: [], optionalOnly: ['deliveryIds'],
+    invalid: [['deliveryIds', []], ['deliveryIds', Array.from({ length: 101 }, (_, i) => `d${i}`)], ['deliveryIds', ['']], ['deliveryIds', [1]]],
+  },
+  {
+    id: 'RedeliverWebhookResponse', schema: contracts.RedeliverWebhookResponseSchema, full: { redelivering: ['d1'] },
+    required: ['redelivering'], nullableOptional: [], optionalOnly: [], invalid: [['redelivering', [1]]],
+  },
   { id: 'ErrorEnvelope', schema: contracts.ErrorEnvelopeSchema, full: { error: { code: 'CURSOR_INVALID', message: 'bad cursor', requestId: 'r1' } }, required: ['error'], nullableOptional: [], optionalOnly: [], invalid: [['error', { code: 'CURSOR_INVALID', message: 'm' }]] },
   { id: 'ErrorBody', schema: contracts.ErrorBodySchema, full: { code: 'ROOM_SEALED', message: 'sealed', requestId: 'r1' }, required: ['code', 'message', 'requestId'], nullableOptional: [], optionalOnly: [], invalid: [['code', 'NOT_A_CODE'], ['requestId', null]] },
   { id: 'HeartbeatEventData', schema: contracts.HeartbeatEventDataSchema, full: { serverTime: TIME }, required: ['serverTime'], nullableOptional: [], optionalOnly: [], invalid: [['serverTime', 'now']] },
@@ -135,6 +177,7 @@ export const ENUM_CASES: Array<{ id: string; schema: z.ZodType; values: string[]
   { id: 'SenderKind', schema: contracts.SenderKindSchema, values: ['user', 'bot'] },
   { id: 'SubjectKind', schema: contracts.SubjectKindSchema, values: ['user', 'organization'] },
   { id: 'MentionPrincipalKind', schema: contracts.MentionPrincipalKindSchema, values: ['human', 'bot'] },
+  { id: 'WebhookDeadLetterState', schema: contracts.WebhookDeadLetterStateSchema, values: ['dead', 'redelivering'] },
 ];
 
 /** Every variant a test should accept or reject, labelled. */

@@ -19,6 +19,7 @@ describe('the route pipeline', () => {
     routes: [
       { method: 'GET', path: '/v1/things/:thingId', access: 'public', handle: ({ params, query }) => ({ status: 200, body: { params, query } }) },
       { method: 'POST', path: '/v1/things/:thingId', access: 'public', handle: () => ({ status: 201, body: { made: true } }) },
+      { method: 'DELETE', path: '/v1/things/:thingId', access: 'public', handle: () => ({ status: 204, body: undefined }) },
       {
         method: 'GET',
         path: '/limited',
@@ -72,6 +73,15 @@ describe('the route pipeline', () => {
     expect((await call('/v1/things/7', { method: 'POST' })).status).to.equal(201);
   });
 
+  it('serves DELETE, and writes a 204 with no body and no content headers', async () => {
+    const answer = await call('/v1/things/7', { method: 'DELETE' });
+    expect(answer.status).to.equal(204);
+    expect(answer.text).to.equal('');
+    expect(answer.headers.get('content-type')).to.equal(null);
+    expect(answer.headers.get('x-request-id')).to.be.a('string');
+    expect(answer.headers.get('cache-control')).to.equal('no-store');
+  });
+
   it('matches literals whatever their case and allows a trailing slash, as express does', async () => {
     expect((await call('/V1/THINGS/7')).body).to.have.nested.property('params.thingId', '7');
     expect((await call('/v1/things/7/')).status).to.equal(200);
@@ -110,9 +120,9 @@ describe('the route pipeline', () => {
     const missing = await call('/v1/nothing');
     expect(missing.status).to.equal(404);
     expect(missing.body!.error.code).to.equal('RESOURCE_NOT_FOUND');
-    const wrong = await call('/v1/things/1', { method: 'DELETE' });
+    const wrong = await call('/v1/things/1', { method: 'PATCH' });
     expect(wrong.status).to.equal(405);
-    expect(wrong.headers.get('allow')).to.equal('GET, POST');
+    expect(wrong.headers.get('allow')).to.equal('GET, POST, DELETE');
     expect(wrong.body!.error.code).to.equal('REQUEST_INVALID');
     expect((await call('/limited', { method: 'POST' })).headers.get('allow')).to.equal('GET');
   });

@@ -6,7 +6,7 @@ import { readJsonBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
 import type { PrincipalRoute, Route, RouteAnswer, RouteRequest, RouteServices, RouteTable, ScopedRoute } from './route.ts';
 import { RouteMatcher, type RouteLookup } from './route-match.ts';
-import { writeError, writeJson } from './write.ts';
+import { writeError, writeJson, writeNoContent } from './write.ts';
 
 /** The JSON body limit of a table that names none. */
 const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
@@ -83,7 +83,10 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
         throw new AppError('REQUEST_INVALID', `This path accepts only ${allow}.`, { status: 405 });
       }
       const answer = await handle(found, { req, res, requestId, services });
-      if (answer) writeJson(res, answer.status, answer.body);
+      if (answer) {
+        if (answer.status === 204) writeNoContent(res);
+        else writeJson(res, answer.status, answer.body);
+      }
       else if ((route as ScopedRoute | PrincipalRoute).stream && res.headersSent) {
         req.headers = NO_HEADERS;
         req.rawHeaders = NO_RAW_HEADERS;

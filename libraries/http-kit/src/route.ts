@@ -44,14 +44,14 @@ export interface AccessControl<A, P = unknown> {
 }
 
 /**
- * What a handler answers: a status and a JSON body, which the pipeline writes; or nothing, when the
- * handler wrote the response itself (a stream, a file).
+ * What a handler answers: a status and a JSON body, which the pipeline writes (a 204 without a
+ * body); or nothing, when the handler wrote the response itself (a stream, a file).
  */
 export type RouteAnswer = { status: number; body: unknown } | void;
 
 interface RouteBase {
   /** GET routes answer HEAD too; OPTIONS is for a CORS preflight a service answers itself. */
-  method: 'GET' | 'POST' | 'PUT' | 'OPTIONS';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
   /** The path template, `:name` for a parameter; also the operation's name in logs and metrics. */
   path: string;
 }

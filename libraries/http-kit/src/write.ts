@@ -14,6 +14,12 @@ export function writeJson(res: ServerResponse, status: number, body: unknown): v
   res.end(text);
 }
 
+/** A 204: HTTP gives it no body, so it has no content headers either. */
+export function writeNoContent(res: ServerResponse): void {
+  res.statusCode = 204;
+  res.end();
+}
+
 /**
  * The one place that writes error bodies: the spec's envelope with the request's ID. Anything that
  * is not an AppError is a bug: it is logged and answered with a 500 that names no internals. Once a

@@ -40,7 +40,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   });
   const coreUrl = config.core.url ?? devCore!.url;
   const gateway = createGatewayRuntime({ resources, logger: logger.child({ component: 'stream-gateway' }), engine: config.gateway.engine });
-  const api = createApiRuntime({ resources, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit });
+  const api = createApiRuntime({ resources, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit, webhooks: config.api.webhooks });
   api.outbox.relay.start();
   api.rateWindowSweeper.start();
   const notifier = createNotifierRuntime({ resources, logger });

@@ -79,7 +79,7 @@ export function loadAllInOneConfig(env: NodeJS.ProcessEnv, options: { terminal?:
     redis: redisConfigOf(e),
     core: { url: e.CORE_URL, serviceToken: e.CORE_SERVICE_TOKEN, timeoutMs: e.CORE_TIMEOUT_MS, authorizationsPerPrincipal: e.CORE_AUTHORIZATIONS_PER_PRINCIPAL },
     cursor: cursorConfigOf(e),
-    api: apiServiceConfigOf(e),
+    api: apiServiceConfigOf(e, true),
     gateway: gatewayServiceConfigOf(e),
     devCore: { port: e.DEV_CORE_PORT, host: e.DEV_CORE_HOST, fixturePath: e.DEV_CORE_FIXTURE, keysDir: join(e.DATA_DIR, DEV_CORE_KEYS_FOLDER) },
     printDemoTokens: e.PRINT_DEMO_TOKENS,

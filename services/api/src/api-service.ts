@@ -31,6 +31,7 @@ export async function startApiService(config: ApiConfig, logger: Logger, hooks: 
     logger,
     bodyLimitBytes: config.api.bodyLimitBytes,
     rateLimit: config.api.rateLimit,
+    webhooks: config.api.webhooks,
     ...(hooks.decoratePublisher ? { decoratePublisher: hooks.decoratePublisher } : {}),
   });
   api.outbox.relay.start();

@@ -2,7 +2,17 @@
  * The API's settings, read from the environment once at start and handed on as one typed, nested
  * object. Nothing else reads `process.env`.
  */
-import { loadConfig, port, positiveInt, sharedEnvFields, standaloneServiceConfigOf, type StandaloneServiceConfig } from '@chat/service-config';
+import {
+  loadConfig,
+  port,
+  positiveInt,
+  sharedEnvFields,
+  standaloneServiceConfigOf,
+  webhookAddressConfigOf,
+  webhookAddressFields,
+  type StandaloneServiceConfig,
+  type WebhookAddressConfig,
+} from '@chat/service-config';
 import type { AppendRateLimit } from '@chat/store';
 import { z } from 'zod';
 
@@ -13,6 +23,8 @@ export const apiEnvFields = {
   APPEND_RATE_LIMIT: positiveInt.default(120).describe('appends allowed per window per rate key'),
   APPEND_RATE_WINDOW_SECONDS: positiveInt.max(86_400).default(60).describe('fixed window length; `Retry-After` counts whole seconds to its end'),
   APPEND_RATE_SCOPE: z.enum(['sender-room', 'sender']).default('sender-room').describe('rate key: each sender per room (`sender-room`), or each sender across rooms (`sender`)'),
+  // Registration checks a webhook's URL against the same rule the notifier applies to every delivery.
+  ...webhookAddressFields,
 };
 
 export const ApiEnvSchema = z.object({
@@ -30,9 +42,15 @@ export interface ApiServiceConfig {
   shutdownGraceMs: number;
   /** The append rate window (counted in PostgreSQL, shared by every API instance). */
   rateLimit: AppendRateLimit;
+  /** Where a registered webhook may point, and how many a principal may hold. */
+  webhooks: WebhookAddressConfig;
 }
 
-export const apiServiceConfigOf = (e: ParsedApiFields): ApiServiceConfig => ({
+/**
+ * The API's own settings. `developmentMode` is the process's: unless `WEBHOOK_ALLOW_LOOPBACK` says
+ * otherwise, a development service lets webhooks reach loopback.
+ */
+export const apiServiceConfigOf = (e: ParsedApiFields, developmentMode: boolean): ApiServiceConfig => ({
   bodyLimitBytes: e.API_BODY_LIMIT_BYTES,
   shutdownGraceMs: e.API_SHUTDOWN_GRACE_MS,
   rateLimit: {
@@ -40,6 +58,7 @@ export const apiServiceConfigOf = (e: ParsedApiFields): ApiServiceConfig => ({
     windowSeconds: e.APPEND_RATE_WINDOW_SECONDS,
     per: e.APPEND_RATE_SCOPE,
   },
+  webhooks: webhookAddressConfigOf({ ...e, CHAT_DEVELOPMENT_MODE: developmentMode }),
 });
 
 /** The standalone API's configuration. */
@@ -52,5 +71,5 @@ export interface ApiConfig extends StandaloneServiceConfig {
  * public development token and plain-http core off loopback are refused.
  */
 export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
-  return loadConfig(ApiEnvSchema, env, (e) => ({ ...standaloneServiceConfigOf(e, e.API_ADMIN_PORT), api: apiServiceConfigOf(e) }));
+  return loadConfig(ApiEnvSchema, env, (e) => ({ ...standaloneServiceConfigOf(e, e.API_ADMIN_PORT), api: apiServiceConfigOf(e, e.CHAT_DEVELOPMENT_MODE) }));
 }

@@ -2,6 +2,7 @@ import type { CoreClient, TokenVerifier } from '@chat/authz-client';
 import type { CursorCodec } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 import type { AppendRateLimit, Store } from '@chat/store';
+import type { WebhookRegistrationPolicy } from './domain/register-webhook.ts';
 import type { CommittedMessagePublisher } from './outbox/outbox.ts';
 import type { ApiMetrics } from './metrics.ts';
 
@@ -23,4 +24,6 @@ export interface ApiDeps {
   onReleaseFailure: (err: unknown) => void;
   metrics: ApiMetrics;
   limits: { bodyLimitBytes: number };
+  /** What a webhook registration is checked against. */
+  webhooks: WebhookRegistrationPolicy;
 }

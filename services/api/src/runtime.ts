@@ -2,7 +2,9 @@ import { createRoutePipeline, type RouteTable } from '@chat/http-kit';
 import type { ScopeAccess } from '@chat/authz-client';
 import type { Logger } from '@chat/observability';
 import type { ProcessResources } from '@chat/process-resources';
+import type { WebhookAddressConfig } from '@chat/service-config';
 import type { AppendRateLimit } from '@chat/store';
+import { OutboundAddressGuard } from '@chat/webhooks';
 import type { RequestListener } from 'node:http';
 import type { ApiDeps } from './deps.ts';
 import { createOutbox, type CommittedMessagePublisher, type Outbox } from './outbox/outbox.ts';
@@ -26,7 +28,15 @@ export interface ApiRuntimeOptions {
   decoratePublisher?: (publisher: CommittedMessagePublisher) => CommittedMessagePublisher;
   /** @defaultValue () => new Date() */
   clock?: () => Date;
+  /**
+   * Where a registered webhook may point, and how many a principal may hold.
+   * @defaultValue {@link PRODUCTION_WEBHOOKS}: public addresses only, 5 per principal
+   */
+  webhooks?: WebhookAddressConfig;
 }
+
+/** The webhook rule of a service told nothing: https to public addresses only, and 5 per principal. */
+export const PRODUCTION_WEBHOOKS: WebhookAddressConfig = { allowLoopback: false, allowedCidrs: [], perPrincipal: 5 };
 
 export interface ApiRuntime {
   deps: ApiDeps;
@@ -50,6 +60,7 @@ export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
   const outbox = createOutbox({ store: resources.store, backbone: resources.backbone, logger });
   const publisher = outbox.publisher;
   const clock = options.clock ?? (() => new Date());
+  const webhooks = options.webhooks ?? PRODUCTION_WEBHOOKS;
   const deps: ApiDeps = {
     store: resources.store,
     tokens: resources.tokens,
@@ -62,6 +73,7 @@ export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
     onReleaseFailure: (err) => logger.warn({ err }, 'could not give an append rate unit back'),
     metrics,
     limits: { bodyLimitBytes: options.bodyLimitBytes },
+    webhooks: { addresses: new OutboundAddressGuard(webhooks), perPrincipal: webhooks.perPrincipal },
   };
   const routes = apiRoutes(deps);
   // A sweep every window's length (between 5 s and a minute) keeps the table near one window's budgets.

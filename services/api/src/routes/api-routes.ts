@@ -13,7 +13,12 @@ import { inboxOwnerOf, listInbox } from '../domain/list-inbox.ts';
 import { listMessageHistory } from '../domain/list-message-history.ts';
 import { listMessages } from '../domain/list-messages.ts';
 import { listPrincipalInbox } from '../domain/list-principal-inbox.ts';
+import { listWebhookDeadLetters } from '../domain/list-webhook-dead-letters.ts';
+import { listWebhooks } from '../domain/list-webhooks.ts';
 import { parseCursorParam, parseLimit } from '../domain/page-query.ts';
+import { redeliverWebhookDeliveries } from '../domain/redeliver-webhook-deliveries.ts';
+import { registerWebhook } from '../domain/register-webhook.ts';
+import { removeWebhook } from '../domain/remove-webhook.ts';
 import { searchMessages } from '../domain/search-messages.ts';
 import { parseSearchOrder, parseSearchQuery } from '../domain/search-query.ts';
 
@@ -22,6 +27,8 @@ const BRANCH_ROOM = '/v1/repositories/:repositoryId/branches/:branchId/room';
 const INBOX = '/v1/repositories/:repositoryId/inbox';
 const PRINCIPAL_INBOX = '/v1/inbox';
 const REPOSITORY_SEARCH = '/v1/repositories/:repositoryId/search';
+const WEBHOOKS = '/v1/webhooks';
+const WEBHOOK = '/v1/webhooks/:webhookId';
 
 /** The room lookup of a scoped request: its scope, and whether core calls it sealed. */
 const roomOf = ({ scope, access }: ScopedRequest) => ({ scope, scopeSealed: access.scopeState === 'sealed' });
@@ -30,7 +37,9 @@ const roomOf = ({ scope, access }: ScopedRequest) => ({ scope, scopeSealed: acce
  * The API's routes, each declared once: room metadata, message lists, appends and the history read
  * (an extension) for repository and branch rooms alike, search (an extension) of one room or of all
  * the repository's rooms, the caller's inbox and its acknowledgements, the caller's feed across
- * repositories and its acknowledgements (an extension), and the OpenAPI document. Every scoped and principal route is authorized live by the pipeline before it runs.
+ * repositories and its acknowledgements (an extension), the caller's webhooks and their dead letters
+ * (an extension), and the OpenAPI document. Every scoped and principal route is authorized live by
+ * the pipeline before it runs.
  */
 export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAccess> {
   const roomRoutes = (room: string): Route<ScopeAccess>[] => [
@@ -102,6 +111,40 @@ export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAcces
         access: 'principal',
         body: 'json',
         handle: async ({ principal, body }) => ({ status: 200, body: await acknowledgePrincipalInbox(deps, { principal, body }) }),
+      },
+      // Extension: the caller's own webhooks. Another principal's webhook is one that does not exist.
+      {
+        method: 'POST',
+        path: WEBHOOKS,
+        access: 'principal',
+        body: 'json',
+        handle: async ({ principal, body }) => ({ status: 201, body: await registerWebhook(deps, { principal, body }) }),
+      },
+      { method: 'GET', path: WEBHOOKS, access: 'principal', handle: async ({ principal }) => ({ status: 200, body: await listWebhooks(deps, { principal }) }) },
+      {
+        method: 'DELETE',
+        path: WEBHOOK,
+        access: 'principal',
+        handle: async ({ principal, params }) => {
+          await removeWebhook(deps, { principal, webhookId: params.webhookId! });
+          return { status: 204, body: undefined };
+        },
+      },
+      {
+        method: 'GET',
+        path: `${WEBHOOK}/dead-letters`,
+        access: 'principal',
+        handle: async ({ principal, readable, params, query }) => ({
+          status: 200,
+          body: await listWebhookDeadLetters(deps, { principal, readable, webhookId: params.webhookId!, limit: parseLimit(query.limit), cursor: parseCursorParam(query.cursor) }),
+        }),
+      },
+      {
+        method: 'POST',
+        path: `${WEBHOOK}/redeliveries`,
+        access: 'principal',
+        body: 'json',
+        handle: async ({ principal, params, body }) => ({ status: 202, body: await redeliverWebhookDeliveries(deps, { principal, webhookId: params.webhookId!, body }) }),
       },
       { method: 'GET', path: '/v1/openapi.json', access: 'public', handle: () => ({ status: 200, body: openApiDocument }) },
     ],
