@@ -261,7 +261,7 @@ for (const mode of MODES) {
     });
 
     it('--help on every command exits 0 and lists the connection options', async () => {
-      for (const command of [[], ['room'], ['messages'], ['post'], ['tail'], ['inbox'], ['inbox', 'list'], ['inbox', 'tail'], ['inbox', 'ack']]) {
+      for (const command of [[], ['room'], ['messages'], ['post'], ['tail'], ['inbox'], ['inbox', 'list'], ['inbox', 'tail'], ['inbox', 'ack'], ['search']]) {
         const run = await runChat([...command, '--help'], { env: {} });
         expect(run.code, command.join(' ')).to.equal(0);
         expect(run.stdout).to.match(/^Usage: chat/);

@@ -131,6 +131,7 @@ describe('[embedded] README "Use it": every snippet runs against the all-in-one 
       expect({ line, status: run.status, stderr: run.status === 0 ? '' : run.stderr }).to.deep.equal({ line, status: 0, stderr: '' });
       if (/--json/.test(line)) expect(() => JSON.parse(run.stdout)).to.not.throw();
       if (/chat post/.test(line)) expect(run.stdout).to.match(/^posted [0-9A-Z]{26}/);
+      if (/chat search/.test(line)) expect(run.stdout).to.contain('[hello] **world**');
     }
   });
 });

@@ -11,7 +11,7 @@ export const MAX_MESSAGES_READ_PER_ROOM = 10_000;
 const MAX_LINE = 120;
 
 /** The first non-empty line of a body, cut to {@link MAX_LINE} characters. */
-function firstLine(bodyMarkdown: string): string {
+export function firstLine(bodyMarkdown: string): string {
   const line = bodyMarkdown.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
   const characters = [...line];
   return characters.length > MAX_LINE ? `${characters.slice(0, MAX_LINE - 1).join('')}…` : line;

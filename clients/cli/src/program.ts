@@ -4,6 +4,7 @@ import { inboxCommand } from './commands/inbox.command.ts';
 import { messagesCommand } from './commands/messages.command.ts';
 import { postCommand } from './commands/post.command.ts';
 import { roomCommand } from './commands/room.command.ts';
+import { searchCommand } from './commands/search.command.ts';
 import { tailCommand } from './commands/tail.command.ts';
 
 const EPILOG = `
@@ -31,7 +32,8 @@ export function buildProgram(io: CliIo): Command {
     .addCommand(messagesCommand(io))
     .addCommand(postCommand(io))
     .addCommand(tailCommand(io))
-    .addCommand(inboxCommand(io));
+    .addCommand(inboxCommand(io))
+    .addCommand(searchCommand(io));
   configureTree(program, io);
   return program;
 }

@@ -1,4 +1,6 @@
-import type { AcknowledgeInboxResponse, MessageResponse, NotificationResponse, RoomResponse } from '@chat/client';
+import type { AcknowledgeInboxResponse, MessageResponse, NotificationResponse, RoomResponse, SearchResult } from '@chat/client';
+import { firstLine } from '../message-first-lines.ts';
+import { highlightLine } from './highlight-line.ts';
 import type { Palette } from './palette.ts';
 import { terminalSafe, terminalSafeLine } from './terminal-text.ts';
 
@@ -63,4 +65,18 @@ export function formatNotification(n: NotificationResponse, p: Palette, text?: s
 export function formatAcknowledgement(result: AcknowledgeInboxResponse, p: Palette): string {
   const state = result.replayed ? p.dim(' (already acknowledged)') : '';
   return `acknowledged through ${line(result.acknowledgedCursor)}${state}\n`;
+}
+
+/**
+ * One search result: a header (time, room, sender, message ID), each highlight fragment on a line of
+ * its own with the matches marked (the body's first line when the query had filters only), and the
+ * message's cursor in its room, which `chat messages --after` reads on from.
+ */
+export function formatSearchResult(result: SearchResult, p: Palette): string {
+  const { message } = result;
+  const where = result.branchId ? `branch ${line(result.branchId)}` : 'repository room';
+  const sender = `${message.senderKind === 'bot' ? 'bot ' : ''}${line(message.senderId)}`;
+  const header = `${p.dim(shortTime(message.createdAt))}  ${where}  ${p.bold(sender)}  ${p.dim(line(message.messageId))}\n`;
+  const fragments = result.highlights.length > 0 ? result.highlights.map((runs) => highlightLine(runs, message.bodyMarkdown, p)) : [line(firstLine(message.bodyMarkdown))];
+  return `${header}${fragments.map((fragment) => `    ${fragment}\n`).join('')}    ${p.dim(`cursor ${line(result.cursor)}`)}\n`;
 }
