@@ -15,12 +15,13 @@ describe('generated contract types', () => {
       paths: Record<string, Record<string, { operationId?: string }>>;
     };
     const ids = Object.values(contract.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
-    // The contract's eleven, the service's two history-extension, three principal-inbox-extension and
-    // three search-extension operations.
-    expect(ids).to.have.length(19);
+    // The contract's eleven, the service's two history-extension, three principal-inbox-extension,
+    // three search-extension and five webhook-extension operations.
+    expect(ids).to.have.length(24);
     expect(ids).to.include.members([
       'listRepositoryMessageHistory', 'listBranchMessageHistory', 'listPrincipalInbox', 'acknowledgePrincipalInbox', 'streamPrincipalInbox',
       'searchRepository', 'searchRepositoryRoom', 'searchBranchRoom',
+      'createWebhook', 'listWebhooks', 'deleteWebhook', 'listWebhookDeadLetters', 'redeliverWebhookDeliveries',
     ]);
     for (const id of ids) expect(text).to.include(`${id}: {`);
   });

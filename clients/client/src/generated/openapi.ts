@@ -294,6 +294,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's webhooks (extension) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Register a webhook that receives the caller's notifications by signed POST (extension) */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the caller's webhooks, with its pending deliveries and dead letters (extension) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the deliveries of a webhook that failed every attempt (extension) */
+        get: operations["listWebhookDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/redeliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver dead letters of a webhook again (extension) */
+        post: operations["redeliverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -316,6 +385,19 @@ export interface components {
             /** @description Markdown source, 1–16,384 decoded UTF-8 bytes. */
             bodyMarkdown: string;
             mentions?: components["schemas"]["MentionBinding"][];
+        };
+        /** @description Registers a webhook for the caller (extension). */
+        CreateWebhookRequest: {
+            /** @description The HMAC-SHA256 key of the delivery signatures: 16 to 256 printable ASCII characters. When absent the service makes one (32 random bytes, base64url). */
+            secret?: string;
+            /** @description `https://` URL of the receiver (plain `http://` only to loopback where the service allows loopback); no credentials, no fragment, and no private, loopback or link-local address. */
+            url: string;
+        };
+        /** @description The registered webhook and its signing secret (extension). */
+        CreateWebhookResponse: {
+            /** @description The signing secret, given or made: shown in this answer only; keep it with the receiver. */
+            secret: string;
+            webhook: components["schemas"]["Webhook"];
         };
         /** @description What went wrong. */
         ErrorBody: {
@@ -491,6 +573,16 @@ export interface components {
             /** @description Short machine word saying why. */
             reason: string;
         };
+        /** @description Asks for dead letters to be delivered again (extension). */
+        RedeliverWebhookRequest: {
+            /** @description The dead letters to send again (1 to 100 delivery IDs); absent: every dead letter of the webhook. */
+            deliveryIds?: string[];
+        };
+        /** @description The dead letters now waiting for redelivery (extension). */
+        RedeliverWebhookResponse: {
+            /** @description The delivery IDs queued for delivery again; a named ID that is not a dead letter in state `dead` of this webhook is left out. */
+            redelivering: string[];
+        };
         /**
          * @description Whether a room is the repository-wide room or one branch's room.
          * @enum {string}
@@ -551,6 +643,50 @@ export interface components {
          * @enum {string}
          */
         SubjectKind: "user" | "organization";
+        /** @description A webhook of the caller: an HTTPS endpoint that receives the caller's notifications by signed POST (extension). Its secret is never shown again after registration. */
+        Webhook: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Where deliveries are POSTed, as the service parsed it at registration. */
+            url: string;
+            webhookId: string;
+        };
+        /** @description A delivery every attempt of which failed, with its notification as the repository inbox shows it (extension). */
+        WebhookDeadLetter: {
+            /**
+             * Format: int32
+             * @description Attempts made so far, redeliveries included.
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the delivery was given up.
+             */
+            deadAt: string;
+            /** @description The delivery's ID (`<webhookId>.<notificationId>`), the same on every attempt and redelivery. */
+            deliveryId: string;
+            /** @description What the last attempt met: an HTTP status, a timeout, a refused address. */
+            lastError: string;
+            notification: components["schemas"]["NotificationResponse"];
+            state: components["schemas"]["WebhookDeadLetterState"];
+        };
+        /** @description A page of a webhook's dead letters (extension). */
+        WebhookDeadLetterPageResponse: {
+            /** @description Dead letters in the order they died (`deadAt`, then `deliveryId`). */
+            items: components["schemas"]["WebhookDeadLetter"][];
+            /** @description Pass as `cursor` for the next page; null when no more dead letters follow. */
+            nextCursor?: string | null;
+        };
+        /**
+         * @description `dead`: every attempt failed and it waits for a redelivery request; `redelivering`: asked for again and not yet delivered.
+         * @enum {string}
+         */
+        WebhookDeadLetterState: "dead" | "redelivering";
+        /** @description The caller's webhooks (extension). */
+        WebhookListResponse: {
+            /** @description The caller's webhooks, oldest first. */
+            items: components["schemas"]["Webhook"][];
+        };
     };
     responses: {
         /** @description Invalid scope, limit, cursor, header, message or request ID. */
@@ -639,6 +775,8 @@ export interface components {
         CoreAuthorization: string;
         /** @description Opaque cursor from this room or inbox. Invalid, forged, non-canonical or cross-room values give CURSOR_INVALID. */
         Cursor: string;
+        /** @description The `nextCursor` of the previous page of this webhook's dead letters; another webhook's, a forged, edited or any other kind of cursor gives CURSOR_INVALID. */
+        DeadLetterCursor: string;
         /** @description Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal's values give CURSOR_INVALID. */
         FeedCursor: string;
         /** @description Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID. */
@@ -657,6 +795,8 @@ export interface components {
         SearchOrder: "relevance" | "newest";
         /** @description The search (docs/interface.md, "Extensions": search): words, each found anywhere in a message (3 characters or more match inside words and identifiers), `"exact phrases"`, and filters `from:<principal ID>`, `mentions:<principal ID>`, `in:repository` or `in:<branch ULID>`, `before:<ISO date>`, `after:<ISO date>`, `has:code`, `has:link`. 1 to 512 characters; else REQUEST_INVALID. */
         SearchQuery: string;
+        /** @description Canonical ULID of one of the caller's webhooks. */
+        WebhookId: string;
     };
     requestBodies: never;
     headers: {
@@ -1467,6 +1607,182 @@ export interface operations {
             /** @description RATE_LIMITED: the caller's search budget is spent; retry after `Retry-After` seconds. */
             429: components["responses"]["TooManyRequests"];
             /** @description STORE_UNAVAILABLE with `Retry-After`: the store is unavailable, or the query ran past its time bound (the message says so; narrow the query with more words or filters); AUTHORIZATION_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's webhooks, oldest first; their secrets are never shown. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The registered webhook, and its signing secret, which no later answer shows. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookResponse"];
+                };
+            };
+            /** @description REQUEST_INVALID: not a CreateWebhookRequest (a `secret` outside 16–256 printable ASCII characters, a `url` longer than 2048 characters), or a URL the service will not send to: not `https` (plain `http` only to loopback where loopback is allowed), credentials or a fragment in it, or a host that is a private, loopback or link-local address (the message says which). */
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description RESOURCE_CONFLICT: the caller already holds as many webhooks as a principal may (`WEBHOOKS_PER_PRINCIPAL`). */
+            409: components["responses"]["Conflict"];
+            /** @description AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of one of the caller's webhooks. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook is removed: nothing more is sent to it, and its dead letters are gone. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description RESOURCE_NOT_FOUND: the caller has no webhook of this ID (another principal's webhook is answered the same). */
+            404: components["responses"]["NotFound"];
+            /** @description AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page of this webhook's dead letters; another webhook's, a forged, edited or any other kind of cursor gives CURSOR_INVALID. */
+                cursor?: components["parameters"]["DeadLetterCursor"];
+                /** @description Page size. Effective range 1..200 (otherwise LIMIT_INVALID); 50 when omitted. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of one of the caller's webhooks. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the webhook's dead letters in the order they died, each with its notification as its repository inbox shows it; those of repositories the caller may not read now are left out. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeadLetterPageResponse"];
+                };
+            };
+            /** @description LIMIT_INVALID, or CURSOR_INVALID: not a dead-letter cursor of this webhook (forged, edited, another webhook's, or a cursor of another kind). */
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description RESOURCE_NOT_FOUND: the caller has no webhook of this ID (another principal's webhook is answered the same). */
+            404: components["responses"]["NotFound"];
+            /** @description AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE. */
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Client-chosen request ID (1–128 characters of [A-Za-z0-9._:-]); else REQUEST_ID_INVALID. The server makes one when absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Canonical ULID of one of the caller's webhooks. */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The dead letters queued for delivery again, each with its original delivery ID. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliverWebhookResponse"];
+                };
+            };
+            /** @description REQUEST_INVALID: not a RedeliverWebhookRequest (`deliveryIds`, when present, is 1 to 100 non-empty strings). */
+            400: components["responses"]["BadRequest"];
+            /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
+            401: components["responses"]["Unauthorized"];
+            /** @description RESOURCE_NOT_FOUND: the caller has no webhook of this ID (another principal's webhook is answered the same). */
+            404: components["responses"]["NotFound"];
+            /** @description AUTHORIZATION_UNAVAILABLE: core could not confirm the caller; STORE_UNAVAILABLE. */
             503: components["responses"]["ServiceUnavailable"];
         };
     };
