@@ -1,19 +1,14 @@
 import { expect } from 'chai';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { ChatApiError, ChatClient, type MessageResponse } from '@chat/client';
 import { ChildService } from '../harness/child-service.ts';
-import type { DevCoreClient } from '../harness/dev-core-client.ts';
-import { SharedFixture } from '../harness/fixture-factory.ts';
 import { residentBytes } from '../harness/gateway-cluster.ts';
 import { clientConnections } from '../harness/process-sockets.ts';
 import { seededRandom } from '../harness/seeded-random.ts';
-import { startStack } from '../harness/stacks.ts';
-import { closeServer, listenOnLoopback, proxyRequest } from '../harness/streaming-proxy.ts';
 import { testConfig } from '../harness/test-config.ts';
-import { startDistributedCluster } from '../inbox/distributed-cluster.ts';
 import { buildBotWorld, mentionBody } from './bot-world.ts';
+import { FLEET_DEPLOYMENTS, type FleetDeployment } from './fleet-deployments.ts';
 import { zipfPicker } from '../harness/zipf.ts';
 
 /**
@@ -34,50 +29,6 @@ const MAX_RSS_BYTES = 150 * 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Deployment {
-  url: string;
-  core: DevCoreClient;
-  fixture: SharedFixture;
-  stop(): Promise<void>;
-}
-
-const DEPLOYMENTS: Array<{ name: string; start(): Promise<Deployment> }> = [
-  {
-    name: 'all-in-one (embedded)',
-    async start() {
-      const stack = await startStack('embedded', { GATEWAY_RECHECK_MS: String(RECHECK_MS), APPEND_RATE_LIMIT: '1000000' });
-      return { url: stack.chat.url, core: stack.core, fixture: stack.fixture, stop: () => stack.stop() };
-    },
-  },
-  {
-    name: 'distributed (2 APIs, 2 gateways, 2 notifiers behind one ingress)',
-    async start() {
-      const cluster = await startDistributedCluster({
-        apis: 2,
-        gateways: 2,
-        notifiers: 2,
-        env: { api: { APPEND_RATE_LIMIT: '1000000' }, gateway: { GATEWAY_RECHECK_MS: String(RECHECK_MS) } },
-      });
-      // The ingress: event streams to the gateways, everything else to the APIs, each in turn.
-      let turn = 0;
-      const ingress = createServer((req, res) => {
-        const pool = (req.url ?? '').split('?')[0]!.endsWith('/events') ? cluster.gateways : cluster.apis;
-        proxyRequest(req, res, new URL(pool[turn++ % pool.length]!.url));
-      });
-      const url = await listenOnLoopback(ingress);
-      return {
-        url,
-        core: cluster.core,
-        fixture: new SharedFixture(cluster.core),
-        async stop() {
-          await closeServer(ingress);
-          await cluster.stop();
-        },
-      };
-    },
-  },
-];
-
 interface Handled {
   notificationId: string;
   repositoryId: string;
@@ -96,13 +47,15 @@ function handledLines(log: string): Handled[] {
   }));
 }
 
-for (const deployment of DEPLOYMENTS) {
+const ENV = { api: { APPEND_RATE_LIMIT: '1000000' }, gateway: { GATEWAY_RECHECK_MS: String(RECHECK_MS) } };
+
+for (const deployment of FLEET_DEPLOYMENTS) {
   describe(`bot fleet by stream, ${deployment.name}`, function () {
     this.timeout(900_000);
-    let service: Deployment;
+    let service: FleetDeployment;
 
     before(async () => {
-      service = await deployment.start();
+      service = await deployment.start(ENV);
     });
     after(async () => {
       await service?.stop();

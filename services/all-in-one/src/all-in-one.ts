@@ -43,7 +43,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
   const api = createApiRuntime({ resources, logger, bodyLimitBytes: config.api.bodyLimitBytes, rateLimit: config.api.rateLimit, webhooks: config.api.webhooks });
   api.outbox.relay.start();
   api.rateWindowSweeper.start();
-  const notifier = createNotifierRuntime({ resources, logger });
+  const notifier = createNotifierRuntime({ resources, logger, settings: { webhooks: config.webhookDelivery } });
   await notifier.start();
 
   let url = '';

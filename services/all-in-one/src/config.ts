@@ -20,10 +20,13 @@ import {
   port,
   redisConfigOf,
   redisFields,
+  webhookDeliveryConfigOf,
+  webhookDeliveryFields,
   type CursorConfig,
   type DatabaseConfig,
   type HttpServerConfig,
   type RedisConfig,
+  type WebhookDeliveryConfig,
 } from '@chat/service-config';
 import { DevCoreEnvSchema } from '@chat/dev-core';
 import { gatewayEnvFields, gatewayServiceConfigOf, type GatewayServiceConfig } from '@chat/stream-gateway';
@@ -41,6 +44,7 @@ export const AllInOneEnvSchema = z.object({
   ...logFields,
   ...apiEnvFields,
   ...gatewayEnvFields,
+  ...webhookDeliveryFields,
   // The all-in-one is a developer's own machine's service, with demo tokens and dev-core's
   // token minting: it serves this machine only unless told otherwise. The distributed services keep
   // the shared default (every interface), which a pod needs.
@@ -62,6 +66,8 @@ export interface AllInOneConfig {
   cursor: CursorConfig;
   api: ApiServiceConfig;
   gateway: GatewayServiceConfig;
+  /** How the notifier delivers webhooks; loopback is allowed unless `WEBHOOK_ALLOW_LOOPBACK=false` (a development service). */
+  webhookDelivery: WebhookDeliveryConfig;
   /** `keysDir`: where dev-core keeps its signing keys, so tokens outlive a restart. */
   devCore: { port: number; host: string; fixturePath: string | undefined; keysDir: string };
   printDemoTokens: boolean;
@@ -81,6 +87,7 @@ export function loadAllInOneConfig(env: NodeJS.ProcessEnv, options: { terminal?:
     cursor: cursorConfigOf(e),
     api: apiServiceConfigOf(e, true),
     gateway: gatewayServiceConfigOf(e),
+    webhookDelivery: webhookDeliveryConfigOf({ ...e, CHAT_DEVELOPMENT_MODE: true }),
     devCore: { port: e.DEV_CORE_PORT, host: e.DEV_CORE_HOST, fixturePath: e.DEV_CORE_FIXTURE, keysDir: join(e.DATA_DIR, DEV_CORE_KEYS_FOLDER) },
     printDemoTokens: e.PRINT_DEMO_TOKENS,
   }));
