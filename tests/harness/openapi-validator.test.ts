@@ -44,6 +44,16 @@ describe('harness: the OpenAPI response validator', () => {
     expect(validator.problems({ method: 'POST', path, status: 429, headers: { ...json, 'retry-after': '2' }, body: envelope('RATE_LIMITED') })).to.deep.equal([]);
   });
 
+  it('accepts a listed 204 without a body, and flags one with a body', () => {
+    const path = `/v1/webhooks/${REPO}`;
+    const bare = { 'x-request-id': 'req-1' };
+    expect(validator.problems({ method: 'DELETE', path, status: 204, headers: bare, body: '' })).to.deep.equal([]);
+    expect(validator.problems({ method: 'DELETE', path, status: 204, headers: json, body: '{}' })).to.have.length(1);
+    expect(validator.problems({ method: 'DELETE', path, status: 404, headers: json, body: envelope('RESOURCE_NOT_FOUND') })).to.deep.equal([]);
+    // A status the operation does not list is no exception, 204 included.
+    expect(validator.problems({ method: 'GET', path: `/v1/repositories/${REPO}/room`, status: 204, headers: bare, body: '' })).to.have.length.greaterThan(0);
+  });
+
   it('requires the envelope outside the operations (404, 405) and JSON everywhere', () => {
     expect(validator.problems({ method: 'GET', path: '/nope', status: 404, headers: json, body: envelope('RESOURCE_NOT_FOUND') })).to.deep.equal([]);
     expect(validator.problems({ method: 'GET', path: '/nope', status: 404, headers: { ...json, 'content-type': 'text/html' }, body: '<h1>Not Found</h1>' })).to.have.length.greaterThan(0);

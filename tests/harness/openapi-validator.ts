@@ -122,6 +122,13 @@ export class OpenApiValidator {
       return problems;
     }
     const matched = findOperation(response.method, response.path);
+    // A 204 the operation lists carries no body (HTTP gives it none), so there is nothing to parse.
+    const noContent = matched && response.status === 204 ? (matched.operation.responses as Record<string, Json>)['204'] : undefined;
+    if (noContent) {
+      if (resolveRef(noContent).content !== undefined) problems.push(`${matched!.operationId} 204 declares content`);
+      if (response.body !== '') problems.push(`${matched!.operationId} 204 has a body: ${response.body.slice(0, 200)}`);
+      return problems;
+    }
     let body: unknown;
     const contentType = header(response.headers, 'content-type') ?? '';
     if (!/^application\/json\b/.test(contentType)) problems.push(`content-type is ${JSON.stringify(contentType)}, not application/json`);

@@ -21,6 +21,14 @@ export function inboxPath(repositoryId: string): string {
 /** The caller's notifications across every repository it may read (the principal-feed extension). */
 export const PRINCIPAL_INBOX_PATH = '/v1/inbox';
 
+/** The caller's webhooks (the webhooks extension). */
+export const WEBHOOKS_PATH = '/v1/webhooks';
+
+/** Path of one of the caller's webhooks. */
+export function webhookPath(webhookId: string): string {
+  return `${WEBHOOKS_PATH}/${segment(webhookId)}`;
+}
+
 /**
  * Path of a search (the search extension): searchRepository for a repository scope,
  * searchRepositoryRoom or searchBranchRoom for a room scope by its `branchId`.

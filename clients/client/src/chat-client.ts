@@ -1,4 +1,4 @@
-import { inboxPath, PRINCIPAL_INBOX_PATH, roomPath, searchPath } from './api-paths.ts';
+import { inboxPath, PRINCIPAL_INBOX_PATH, roomPath, searchPath, webhookPath, WEBHOOKS_PATH } from './api-paths.ts';
 import { ChatApiError } from './chat-errors.ts';
 import type {
   AppendOptions,
@@ -17,13 +17,21 @@ import type {
   AcknowledgeInboxRequest,
   AcknowledgeInboxResponse,
   AppendMessageRequest,
+  CreateWebhookRequest,
+  CreateWebhookResponse,
   InboxPageResponse,
   MessageHistoryPageResponse,
   MessagePageResponse,
   MessageResponse,
   NotificationResponse,
+  RedeliverWebhookRequest,
+  RedeliverWebhookResponse,
   RoomResponse,
   SearchPageResponse,
+  Webhook,
+  WebhookDeadLetter,
+  WebhookDeadLetterPageResponse,
+  WebhookListResponse,
 } from './contract-types.ts';
 import { bareToken } from './credentials.ts';
 import { ChatEventStream } from './event-stream.ts';
@@ -43,8 +51,8 @@ export interface AppendResult {
 }
 
 /**
- * One client for the whole chat API (the contract's 11 operations, and the history, principal-feed and
- * search extensions). REST calls retry network failures, 429 and 503 with bounded backoff; appends keep one Idempotency-Key per logical send, so
+ * One client for the whole chat API (the contract's 11 operations, and the history, principal-feed,
+ * search and webhook extensions). REST calls retry network failures, 429 and 503 with bounded backoff; appends keep one Idempotency-Key per logical send, so
  * a retried send never stores a second message. Streams are resumable consumers ({@link ChatEventStream}).
  *
  * @example
@@ -240,6 +248,55 @@ export class ChatClient {
   streamPrincipalInbox(target: PrincipalInboxStreamTarget = {}, options: StreamOptions = {}): ChatEventStream<InboxNotificationEvent> {
     const path = `${PRINCIPAL_INBOX_PATH}/events`;
     return new ChatEventStream<InboxNotificationEvent>(this.transport, { path, durableEvent: 'notification', lastEventId: target.lastEventId }, options);
+  }
+
+  /**
+   * createWebhook (the webhooks extension): registers a webhook that receives the caller's
+   * notifications by signed POST from now on. Resolves with it and its signing `secret` (the one given,
+   * or one the service made), which no later answer shows. A URL the service will not send to is a
+   * {@link ChatApiError} `REQUEST_INVALID` saying why; one webhook too many is `RESOURCE_CONFLICT`.
+   * Retried like any call, so a registration whose answer was lost may be made twice: list and delete.
+   */
+  async createWebhook(body: CreateWebhookRequest, options: RequestOptions = {}): Promise<CreateWebhookResponse> {
+    return (await this.transport.call<CreateWebhookResponse>({ method: 'POST', path: WEBHOOKS_PATH, body, ...options })).body;
+  }
+
+  /** listWebhooks (the webhooks extension): the caller's webhooks, oldest first, without their secrets. */
+  async listWebhooks(options: RequestOptions = {}): Promise<Webhook[]> {
+    return (await this.transport.call<WebhookListResponse>({ method: 'GET', path: WEBHOOKS_PATH, ...options })).body.items;
+  }
+
+  /**
+   * deleteWebhook (the webhooks extension): removes a webhook of the caller's, its pending deliveries
+   * and its dead letters. A webhook that is not the caller's (or no longer exists) is `RESOURCE_NOT_FOUND`.
+   */
+  async deleteWebhook(webhookId: string, options: RequestOptions = {}): Promise<void> {
+    await this.transport.call<undefined>({ method: 'DELETE', path: webhookPath(webhookId), ...options });
+  }
+
+  /**
+   * listWebhookDeadLetters (the webhooks extension): one page of the webhook's deliveries that failed
+   * every attempt, in the order they died, each with its notification.
+   */
+  async listWebhookDeadLetters(webhookId: string, options: PageOptions = {}): Promise<WebhookDeadLetterPageResponse> {
+    const { cursor, limit, ...rest } = options;
+    const path = `${webhookPath(webhookId)}/dead-letters`;
+    return (await this.transport.call<WebhookDeadLetterPageResponse>({ method: 'GET', path, query: { cursor, limit }, ...rest })).body;
+  }
+
+  /** Every dead letter of a webhook from `after` (a page's `nextCursor`) on, fetching pages as the loop asks. */
+  webhookDeadLetters(webhookId: string, options: PaginateOptions = {}): AsyncIterable<WebhookDeadLetter> {
+    return paginate((cursor, limit) => this.listWebhookDeadLetters(webhookId, { ...options, cursor, limit }), options);
+  }
+
+  /**
+   * redeliverWebhookDeliveries (the webhooks extension): queues dead letters for delivery again under
+   * their delivery IDs, those named in `deliveryIds` (1 to 100) or, without it, every one. Resolves
+   * with the IDs queued; one that is not a dead letter of the webhook in state `dead` is left out.
+   */
+  async redeliverWebhookDeliveries(webhookId: string, body: RedeliverWebhookRequest = {}, options: RequestOptions = {}): Promise<RedeliverWebhookResponse> {
+    const path = `${webhookPath(webhookId)}/redeliveries`;
+    return (await this.transport.call<RedeliverWebhookResponse>({ method: 'POST', path, body, ...options })).body;
   }
 
   /**

@@ -29,6 +29,24 @@ export type SearchResult = Schemas['SearchResult'];
 export type SearchHighlightRun = Schemas['SearchHighlightRun'];
 /** The order of search results: `relevance` or `newest`. */
 export type SearchOrder = components['parameters']['SearchOrder'];
+/** A webhook of the caller's (the webhooks extension): `webhookId`, `url`, `createdAt`; never its secret. */
+export type Webhook = Schemas['Webhook'];
+/** Body of a webhook registration: `url`, and optionally the signing `secret` (16–256 printable ASCII characters). */
+export type CreateWebhookRequest = Schemas['CreateWebhookRequest'];
+/** A registered webhook and its signing secret, which no later answer shows. */
+export type CreateWebhookResponse = Schemas['CreateWebhookResponse'];
+/** The caller's webhooks, oldest first. */
+export type WebhookListResponse = Schemas['WebhookListResponse'];
+/** A delivery every attempt of which failed, with its notification; `state` `dead` or `redelivering`. */
+export type WebhookDeadLetter = Schemas['WebhookDeadLetter'];
+/** `dead` (waits for a redelivery request) or `redelivering`. */
+export type WebhookDeadLetterState = Schemas['WebhookDeadLetterState'];
+/** One page of a webhook's dead letters, in the order they died; follow `nextCursor` until it is null. */
+export type WebhookDeadLetterPageResponse = Schemas['WebhookDeadLetterPageResponse'];
+/** Body of a redelivery request: `deliveryIds` (1–100), or none for every dead letter. */
+export type RedeliverWebhookRequest = Schemas['RedeliverWebhookRequest'];
+/** The delivery IDs queued for delivery again. */
+export type RedeliverWebhookResponse = Schemas['RedeliverWebhookResponse'];
 /** Body of an append. */
 export type AppendMessageRequest = Schemas['AppendMessageRequest'];
 /** A structured mention of a human or bot in an append. */

@@ -5,7 +5,7 @@ import { assertSafeTransport, bareToken } from './credentials.ts';
 
 /** One logical HTTP call; retries repeat it unchanged (same headers, same Idempotency-Key). */
 interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query?: Record<string, string | number | null | undefined>;
   headers?: Record<string, string>;
@@ -98,7 +98,8 @@ export class HttpTransport {
         continue;
       }
       const { response, text } = answer;
-      if (response.ok) return { status: response.status, body: parseBody<T>(response, text), requestId: requestIdOf(response) };
+      // A 204 has no body: its result's body is undefined.
+      if (response.ok) return { status: response.status, body: response.status === 204 ? (undefined as T) : parseBody<T>(response, text), requestId: requestIdOf(response) };
       const error = apiErrorOf(response, text);
       error.attempts = attempt + 1;
       if (isTokenRefusal(error)) {

@@ -45,3 +45,13 @@ export type {
 export type * from './contract-types.ts';
 export { mentionBindingAt, utf8ByteLength, type MentionPrincipal } from './mention-spans.ts';
 export { newUlid, ULID_PATTERN } from './ulid.ts';
+export {
+  ChatWebhookVerificationError,
+  MemoryDeliveryIdStore,
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+  type DeliveryIdStore,
+  type WebhookDelivery,
+  type WebhookRefusal,
+  type WebhookVerifyOptions,
+} from './webhook-verifier.ts';
