@@ -1,16 +1,19 @@
 import { signal, useSignal } from '@preact/signals';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
-import type { NotificationResponse } from '@chat/client';
+import type { NotificationResponse, SearchResult } from '@chat/client';
 import { createChatClient } from './chat.ts';
 import { loadConfig, type ViewerConfig } from './config.ts';
 import { configuredRepositories, fetchCoreRepositories, landingRoom, resolveBranchHash, roomsOf, roomTitle, type CoreRepository } from './core-rooms.ts';
 import { describeError } from './error-text.ts';
 import { InboxFeed } from './inbox-feed.ts';
 import { InboxPanel } from './InboxPanel.tsx';
+import { MessageSearch } from './message-search.ts';
 import { RoomList } from './RoomList.tsx';
 import { RoomView } from './RoomView.tsx';
-import { currentHash, navigate, parseBranchNameHash, parseHash, roomHash } from './route.ts';
+import { currentHash, messageHash, navigate, parseBranchNameHash, parseHash, roomHash } from './route.ts';
 import { beginSignIn, completeSignIn, currentSession, isCallback, signOut, type ReturnPosition, type Session } from './session.ts';
+import { SearchBox } from './SearchBox.tsx';
+import { SearchPanel } from './SearchPanel.tsx';
 import { SignIn } from './SignIn.tsx';
 import { SeenPositions, UnreadCounts } from './unread.ts';
 
@@ -166,6 +169,7 @@ export function App() {
     inbox.refresh().catch((error: unknown) => inbox.failed(error));
     return () => inbox.close();
   }, [inbox]);
+  const search = useMemo(() => (client && repositoryId ? new MessageSearch(client, repositoryId, { onAccessLost }) : undefined), [client, repositoryId]);
 
   if (current.kind === 'starting') return <p class="starting">Starting…</p>;
   if (current.kind === 'broken') return <p class="error" role="alert">{current.text}</p>;
@@ -176,6 +180,12 @@ export function App() {
     focus.value = { messageId: n.messageId };
     navigate(roomHash({ repositoryId: n.repositoryId, branchId: n.branchId ?? null }, n.messageId));
   };
+  // A result opens its room at the message, read around its cursor however far back it is.
+  const openResult = (result: SearchResult) => {
+    if (matchMedia('(max-width: 720px)').matches) search?.clear();
+    focus.value = { messageId: result.message.messageId };
+    navigate(messageHash({ repositoryId: result.message.repositoryId, branchId: result.branchId ?? null }, result.message.messageId, result.cursor));
+  };
   const unreadCount = inbox?.unread.value.length ?? 0;
 
   return (
@@ -185,7 +195,24 @@ export function App() {
       </a>
       <header class="top">
         <h1>Repository chat</h1>
-        <button type="button" class="inbox-toggle" aria-expanded={inboxOpen.value} onClick={() => (inboxOpen.value = !inboxOpen.value)}>
+        {search ? (
+          <SearchBox
+            room={route.room}
+            onSearch={(request) => {
+              inboxOpen.value = false;
+              void search.run(request);
+            }}
+          />
+        ) : null}
+        <button
+          type="button"
+          class="inbox-toggle"
+          aria-expanded={inboxOpen.value}
+          onClick={() => {
+            inboxOpen.value = !inboxOpen.value;
+            if (inboxOpen.value) search?.clear();
+          }}
+        >
           Inbox <span class="count" aria-label={`${unreadCount} unread`}>{unreadCount}</span>
         </button>
         <span class="user" title="Signed in as">
@@ -232,6 +259,7 @@ export function App() {
           )}
         </main>
         {inboxOpen.value && inbox ? <InboxPanel feed={inbox} onJump={jump} onClose={() => (inboxOpen.value = false)} /> : null}
+        {search ? <SearchPanel search={search} repositories={repositories.value} onOpen={openResult} onClose={() => search.clear()} /> : null}
       </div>
       <div class="sr-only" aria-live="polite" aria-atomic="true">
         {announcement.value}

@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import type { ChatClient, MessageResponse, RoomRef, StreamStatus } from '@chat/client';
 import { CommitResolver, coreCommitLookup } from './commit-links.ts';
 import { Composer } from './Composer.tsx';
+import { roomTitleText } from './core-rooms.ts';
 import { commitUrl, type ViewerConfig } from './config.ts';
 import { describeError } from './error-text.ts';
 import { MessageItem } from './MessageItem.tsx';
@@ -222,7 +223,7 @@ export function RoomView({ config, client, coreAccessToken, userId, room, title:
   // On a permalink's page the stream waits until the newest message is read.
   const connection = hasNewer ? { text: 'Earlier history', tone: 'pending' } : connectionText(timeline.connection.value);
   const failure = timeline.failure.value;
-  const title = names.branch === undefined ? names.repository : `${names.repository} · ${names.branch}`;
+  const title = roomTitleText(names);
   // The divider goes above the first message after the one last seen; a room seen empty has all unread.
   const seenIndex = seenAtOpen ? messages.findIndex((m) => cursors.get(m.messageId) === seenAtOpen) : -1;
   const firstUnread = seenAtOpen === '' ? messages[0]?.messageId : seenIndex >= 0 ? messages[seenIndex + 1]?.messageId : undefined;

@@ -36,6 +36,11 @@ export function roomTitle(repositories: readonly CoreRepository[] | undefined, r
   };
 }
 
+/** A room's names as one line, as its header shows them: `repository` or `repository · branch`. */
+export function roomTitleText(title: { repository: string; branch: string | undefined }): string {
+  return title.branch === undefined ? title.repository : `${title.repository} · ${title.branch}`;
+}
+
 /**
  * The list narrowed to `text`, ignoring case and surrounding blanks: a repository whose name holds it
  * keeps all its branches; otherwise only the branches whose name holds it, under their repository.

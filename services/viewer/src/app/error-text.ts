@@ -24,6 +24,7 @@ const WORDS: Record<string, string> = {
   CURSOR_INVALID: 'The position in this room is no longer valid.',
   SCOPE_INVALID: 'This address does not name a valid room.',
   LIMIT_INVALID: 'The page size was refused.',
+  REQUEST_INVALID: 'The request was not understood.',
 };
 
 /** One sentence for the person, and the code and request ID to quote in a report. */
@@ -38,4 +39,11 @@ export function describeError(error: unknown): { text: string; detail: string | 
     return { text: 'Live updates stopped.', detail: error.reason };
   }
   return { text: error instanceof Error ? error.message : String(error), detail: undefined };
+}
+
+/** A failed search: a query the service cannot read says what to check; anything else as {@link describeError}. */
+export function describeSearchError(error: unknown): { text: string; detail: string | undefined } {
+  const described = describeError(error);
+  if (!(error instanceof ChatApiError && error.code === 'REQUEST_INVALID')) return described;
+  return { ...described, text: 'The search could not be read: check its quotes and filters (from:, mentions:, in:, before:, after:, has:).' };
 }
