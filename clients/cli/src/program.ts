@@ -6,6 +6,7 @@ import { postCommand } from './commands/post.command.ts';
 import { roomCommand } from './commands/room.command.ts';
 import { searchCommand } from './commands/search.command.ts';
 import { tailCommand } from './commands/tail.command.ts';
+import { webhooksCommand } from './commands/webhooks.command.ts';
 
 const EPILOG = `
 The token comes from --token-file (or CHAT_TOKEN_FILE) or CHAT_TOKEN, never from a flag (flags show
@@ -33,7 +34,8 @@ export function buildProgram(io: CliIo): Command {
     .addCommand(postCommand(io))
     .addCommand(tailCommand(io))
     .addCommand(inboxCommand(io))
-    .addCommand(searchCommand(io));
+    .addCommand(searchCommand(io))
+    .addCommand(webhooksCommand(io));
   configureTree(program, io);
   return program;
 }

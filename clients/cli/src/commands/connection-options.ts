@@ -1,11 +1,13 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_URL } from '../cli-context.ts';
 
-/** Adds the options every command takes, so each command's `--help` lists them. */
-export function addConnectionOptions(command: Command, scope: { branch: boolean } = { branch: true }): Command {
-  command
-    .option('--url <url>', `service base URL (env CHAT_URL, default ${DEFAULT_URL})`)
-    .option('--repository <ulid>', 'repository ID (env CHAT_REPOSITORY)');
+/**
+ * Adds the options every command takes, so each command's `--help` lists them. A command on the
+ * caller's own data across repositories (`repository: false`) takes no `--repository`.
+ */
+export function addConnectionOptions(command: Command, scope: { branch: boolean; repository?: boolean } = { branch: true }): Command {
+  command.option('--url <url>', `service base URL (env CHAT_URL, default ${DEFAULT_URL})`);
+  if (scope.repository !== false) command.option('--repository <ulid>', 'repository ID (env CHAT_REPOSITORY)');
   if (scope.branch) command.option('--branch <ulid>', 'branch ID: the branch room instead of the repository room');
   return command
     .option('--token-file <path>', 'read the bearer token from this file, again whenever the service refuses it (env CHAT_TOKEN_FILE; else env CHAT_TOKEN; never a flag)')
