@@ -1,4 +1,4 @@
-import type { AppendMessageRequest, ChatClient, NotificationResponse, StreamOptions } from '@chat/client';
+import type { AppendMessageRequest, ChatClient, FeedNotificationResponse, NotificationResponse, StreamOptions } from '@chat/client';
 import type { BotContext, BotHandler, BotLogger } from './bot-options.ts';
 import { runHandlerAttempts, type HandlerAttemptPolicy } from './handler-attempts.ts';
 import type { MessageLocator } from './message-locator.ts';
@@ -20,7 +20,7 @@ export interface HandlingDeps {
  * Runs the handler for one notification as `runHandlerAttempts` describes, reporting through the
  * logger. False when a stop cut it short: the notification stays unacknowledged.
  */
-export async function handleNotification(deps: HandlingDeps, notification: NotificationResponse, stopping: AbortSignal): Promise<boolean> {
+export async function handleNotification(deps: HandlingDeps, notification: NotificationResponse | FeedNotificationResponse, stopping: AbortSignal): Promise<boolean> {
   const { notificationId } = notification;
   return runHandlerAttempts(() => handleOnce(deps, notification, stopping), deps.handlerAttempts, stopping, {
     retrying: (error, attempt) => deps.logger.warn?.('handler failed; running it again', { notificationId, attempt, error: String(error) }),
@@ -29,8 +29,10 @@ export async function handleNotification(deps: HandlingDeps, notification: Notif
   });
 }
 
-async function handleOnce(deps: HandlingDeps, notification: NotificationResponse, stopping: AbortSignal): Promise<void> {
-  const message = await deps.locator.find(notification);
+async function handleOnce(deps: HandlingDeps, delivered: NotificationResponse | FeedNotificationResponse, stopping: AbortSignal): Promise<void> {
+  // The feed stream hands the message with its notification; a repository inbox stream does not.
+  const { message: handed, ...notification } = delivered as FeedNotificationResponse;
+  const message = handed ?? (await deps.locator.find(notification));
   const room = notification.branchId ? { repositoryId: notification.repositoryId, branchId: notification.branchId } : { repositoryId: notification.repositoryId };
   let replies = 0;
   const context: BotContext = {

@@ -37,7 +37,7 @@ import { bareToken } from './credentials.ts';
 import { ChatEventStream } from './event-stream.ts';
 import { HttpTransport } from './http-transport.ts';
 import { paginate } from './paginate.ts';
-import type { InboxNotificationEvent, InboxStreamTarget, PrincipalInboxStreamTarget, RoomMessageEvent, RoomStreamTarget, StreamOptions } from './stream-types.ts';
+import type { FeedNotificationEvent, InboxNotificationEvent, InboxStreamTarget, PrincipalInboxStreamTarget, RoomMessageEvent, RoomStreamTarget, StreamOptions } from './stream-types.ts';
 import { ULID_PATTERN, newUlid } from './ulid.ts';
 
 /** Result of an append. */
@@ -244,10 +244,11 @@ export class ChatClient {
    * streamPrincipalInbox (the principal-feed extension): a resumable consumer of the caller's
    * `notification` events across every repository it may read, in one connection. Each event's `id`
    * is a feed cursor; without `lastEventId` the stream starts after the feed's acknowledged checkpoint.
+   * With `includeMessage`, each event's `data.message` is the notified message.
    */
-  streamPrincipalInbox(target: PrincipalInboxStreamTarget = {}, options: StreamOptions = {}): ChatEventStream<InboxNotificationEvent> {
-    const path = `${PRINCIPAL_INBOX_PATH}/events`;
-    return new ChatEventStream<InboxNotificationEvent>(this.transport, { path, durableEvent: 'notification', lastEventId: target.lastEventId }, options);
+  streamPrincipalInbox(target: PrincipalInboxStreamTarget = {}, options: StreamOptions = {}): ChatEventStream<FeedNotificationEvent> {
+    const path = `${PRINCIPAL_INBOX_PATH}/events${target.includeMessage ? '?include=message' : ''}`;
+    return new ChatEventStream<FeedNotificationEvent>(this.transport, { path, durableEvent: 'notification', lastEventId: target.lastEventId }, options);
   }
 
   /**

@@ -8,6 +8,8 @@ export type RoomResponse = Schemas['RoomResponse'];
 export type MessageResponse = Schemas['MessageResponse'];
 /** One inbox notification (spec 2, NotificationResponse). */
 export type NotificationResponse = Schemas['NotificationResponse'];
+/** A notification on the principal inbox stream, with its `message` when the stream was opened with `includeMessage`. */
+export type FeedNotificationResponse = Schemas['FeedNotificationResponse'];
 /** One page of messages, oldest first; follow `nextCursor` until it is null. */
 export type MessagePageResponse = Schemas['MessagePageResponse'];
 /**

@@ -33,6 +33,7 @@ export type {
   TokenRequest,
 } from './client-options.ts';
 export type {
+  FeedNotificationEvent,
   InboxNotificationEvent,
   InboxStreamTarget,
   PrincipalInboxStreamTarget,

@@ -1,6 +1,6 @@
 import type { BackoffOptions } from './client-options.ts';
 import type { ChatApiError, ChatStreamError } from './chat-errors.ts';
-import type { MessageResponse, NotificationResponse } from './contract-types.ts';
+import type { FeedNotificationResponse, MessageResponse, NotificationResponse } from './contract-types.ts';
 
 /** A `message` event of a room stream; `id` is its durable cursor (also valid as a list `cursor`). */
 export interface RoomMessageEvent {
@@ -14,6 +14,13 @@ export interface InboxNotificationEvent {
   type: 'notification';
   id: string;
   data: NotificationResponse;
+}
+
+/** A `notification` event of the principal inbox stream: `data.message` is there when asked for (`includeMessage`). */
+export interface FeedNotificationEvent {
+  type: 'notification';
+  id: string;
+  data: FeedNotificationResponse;
 }
 
 /** Connection state of a stream consumer. */
@@ -78,4 +85,6 @@ export interface InboxStreamTarget {
 export interface PrincipalInboxStreamTarget {
   /** The last fully processed feed cursor; absent starts after the feed's acknowledged checkpoint. */
   lastEventId?: string | null;
+  /** Each event carries the notified message (`data.message`), so reading it costs no request. @defaultValue false */
+  includeMessage?: boolean;
 }

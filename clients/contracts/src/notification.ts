@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MentionPrincipalKindSchema, SenderKindSchema } from './enums.ts';
 import { MentionSpanSchema } from './mention.ts';
+import { MessageResponseSchema } from './message.ts';
 import { dateTimeString, ulidString } from './primitives.ts';
 import { component, described } from './registry.ts';
 
@@ -34,6 +35,16 @@ export const NotificationResponseSchema = component(
   'One mention of the caller, as listed in the inbox.',
 );
 export type NotificationResponse = z.infer<typeof NotificationResponseSchema>;
+
+/** A `notification` event of the principal inbox stream: with `include=message`, the notified message too. */
+export const FeedNotificationResponseSchema = component(
+  NotificationResponseSchema.extend({
+    message: described(MessageResponseSchema.optional(), 'The notified message, when the stream was opened with `include=message`.'),
+  }),
+  'FeedNotificationResponse',
+  'One mention of the caller on its principal inbox stream, with its message when asked for.',
+);
+export type FeedNotificationResponse = z.infer<typeof FeedNotificationResponseSchema>;
 
 export const AcknowledgeInboxRequestSchema = component(
   z.strictObject({

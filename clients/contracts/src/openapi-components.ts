@@ -62,6 +62,13 @@ export function buildComponents(): JsonObject {
         'cursor',
         'Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal\'s values give CURSOR_INVALID.',
       ),
+      FeedInclude: {
+        name: 'include',
+        in: 'query',
+        required: false,
+        description: '`message`: each notification event carries the notified message (`message`), so a client needs no request to read it. Any other value gives REQUEST_INVALID.',
+        schema: { type: 'string', enum: ['message'] },
+      },
       Before: optionalString(
         'query',
         'before',

@@ -168,7 +168,7 @@ const ERROR_DETAILS: Partial<Record<OperationKind, Partial<Record<ErrorStatus, s
     503: WEBHOOK_PRINCIPAL_UNAVAILABLE,
   },
   feedStream: {
-    400: `CURSOR_CONFLICT (\`Last-Event-ID\` and \`cursor\` differ), or ${FEED_CURSOR_INVALID}.`,
+    400: `CURSOR_CONFLICT (\`Last-Event-ID\` and \`cursor\` differ), ${FEED_CURSOR_INVALID}, or REQUEST_INVALID: \`include\` is not \`message\`.`,
     401: PRINCIPAL_REJECTED,
     503: 'STREAM_UNAVAILABLE with `Retry-After`: the caller already holds as many inbox streams as its per-principal cap allows (this stream counts as one), or the stream listener is unavailable; AUTHORIZATION_UNAVAILABLE or STORE_UNAVAILABLE: core or the store is unavailable.',
   },
@@ -193,8 +193,8 @@ const STREAM_EVENTS = {
     {
       event: 'notification',
       id: 'durable feed cursor (valid as `cursor` on listPrincipalInbox)',
-      data: 'NotificationResponse',
-      meaning: 'one notification of a repository the caller may read, in feed order; its `cursor` is its repository inbox cursor; only notification events carry durable IDs',
+      data: 'FeedNotificationResponse',
+      meaning: 'one notification of a repository the caller may read, in feed order; its `cursor` is its repository inbox cursor; with `include=message`, its `message` is the notified message; only notification events carry durable IDs',
     },
     ...SHARED_EVENTS,
   ],
@@ -292,7 +292,7 @@ function parameters(spec: OperationSpec): JsonObject[] {
   if (spec.kind === 'search') names.push('SearchQuery', 'SearchOrder', 'Limit', 'SearchCursor');
   if (spec.kind === 'roomStream' || spec.kind === 'inboxStream') names.push('LastEventId', 'Cursor');
   if (spec.kind === 'listFeed') names.push('Limit', 'FeedCursor');
-  if (spec.kind === 'feedStream') names.push('LastEventId', 'FeedCursor');
+  if (spec.kind === 'feedStream') names.push('LastEventId', 'FeedCursor', 'FeedInclude');
   if (spec.kind === 'listDeadLetters') names.push('Limit', 'DeadLetterCursor');
   if (spec.kind === 'append') names.push('IdempotencyKey', 'CoreAuthorization');
   names.push('RequestId');

@@ -24,6 +24,7 @@ export {
   FeedPositionUnavailableError,
   type FeedPrincipal,
   type FeedNotificationRow,
+  type FeedNotificationWithMessage,
   type FeedAcknowledgement,
   type FeedAcknowledgeOutcome,
   type PrincipalFeedRepository,

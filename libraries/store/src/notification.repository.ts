@@ -30,6 +30,11 @@ export interface NotificationAppendOptions {
    * @defaultValue false
    */
   whileFanoutPending?: boolean;
+  /**
+   * The notified message as its MessageResponse JSON: carried in the feed entry, so a feed stream
+   * that hands each notification with its message reads no message for a live event.
+   */
+  feedMessage?: string;
 }
 
 /** The message's fan-out row is done or dead-lettered, so this worker's fan-out of it is void. */
@@ -46,7 +51,7 @@ export interface FeedPlacement {
   feedKey: string;
   feedSeq: number;
   outboxId: number;
-  /** The entry's backbone data: `{"inboxSeq":<seq>,"notification":<the inbox entry's payload>}`. */
+  /** The entry's backbone data: `{"inboxSeq":<seq>,"notification":<the inbox entry's payload>[,"message":<feedMessage>]}`. */
   payload: string;
 }
 
@@ -163,7 +168,7 @@ async function appendInTransaction(
     // one statement. The feed row is locked here, after the inbox row, the order every writer keeps.
     const inboxPayload = options.outboxPayload(notification);
     const feed = feedKey(owner);
-    const feedPayload = `{"inboxSeq":${seq},"notification":${inboxPayload}}`;
+    const feedPayload = `{"inboxSeq":${seq},"notification":${inboxPayload}${options.feedMessage === undefined ? '' : `,"message":${options.feedMessage}`}}`;
     const placed = await tx.execute(sql`WITH moved AS (
         UPDATE inboxes SET last_seq = ${seq}, last_notification_at = ${createdAt.toISOString()}::timestamptz, last_notification_id = ${next.id}
         WHERE inbox_key = ${key} RETURNING inbox_key),

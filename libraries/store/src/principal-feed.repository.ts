@@ -2,6 +2,7 @@ import { and, asc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
 import { inboxes, notifications, type NotificationRow } from './inbox.schema.ts';
 import { principalFeeds, type PrincipalFeedRow } from './principal-feed.schema.ts';
+import { messages, type MessageRow } from './schema.ts';
 import { storeCall } from './store-errors.ts';
 
 /** Whose feed: a principal, as in inbox keys (a user token's principal is kind `human`). */
@@ -20,6 +21,9 @@ export function feedKey(principal: FeedPrincipal): string {
 
 /** A notification at its feed position, with its inbox's checkpoint (for `acknowledged`). */
 export type FeedNotificationRow = NotificationRow & { feedSeq: number; inboxAckSeq: number };
+
+/** A feed row with the message it notifies of (null only if the message is gone, which the store never does). */
+export type FeedNotificationWithMessage = FeedNotificationRow & { message: MessageRow | null };
 
 export interface FeedAcknowledgement {
   /** The feed position to acknowledge through. */
@@ -59,6 +63,8 @@ export interface PrincipalFeedRepository {
   find(principal: FeedPrincipal): Promise<PrincipalFeedRow | null>;
   /** The principal's notifications with feed seq greater than `afterSeq`, in feed order (pages, stream replay). */
   listAfter(principal: FeedPrincipal, afterSeq: number, limit: number): Promise<FeedNotificationRow[]>;
+  /** `listAfter`, each row with its message: a feed stream that hands the message with its notification. */
+  listAfterWithMessages(principal: FeedPrincipal, afterSeq: number, limit: number): Promise<FeedNotificationWithMessage[]>;
   /**
    * Moves the feed's checkpoint forward to `throughSeq` and, in the same transaction, each inbox's
    * checkpoint forward to its highest notification at or below that feed position, so per-repository
@@ -94,6 +100,24 @@ export function createPrincipalFeedRepository(db: ChatDb): PrincipalFeedReposito
           .limit(limit);
         // `feed_seq > afterSeq` holds no NULL.
         return rows as FeedNotificationRow[];
+      }),
+    listAfterWithMessages: (principal, afterSeq, limit) =>
+      storeCall(async () => {
+        const rows = await db
+          .select({ ...getTableColumns(notifications), inboxAckSeq: inboxes.ackSeq, message: messages })
+          .from(notifications)
+          .innerJoin(inboxes, eq(inboxes.inboxKey, notifications.inboxKey))
+          .leftJoin(messages, eq(messages.messageId, notifications.messageId))
+          .where(
+            and(
+              eq(notifications.targetKind, principal.principalKind),
+              eq(notifications.targetId, principal.principalId),
+              gt(notifications.feedSeq, afterSeq),
+            ),
+          )
+          .orderBy(asc(notifications.feedSeq))
+          .limit(limit);
+        return rows as FeedNotificationWithMessage[];
       }),
     acknowledge: (principal, acknowledgement) => storeCall(() => acknowledgeInTransaction(db, principal, acknowledgement)),
   };

@@ -1,4 +1,4 @@
-import type { CursorBinding, Notification, NotificationResponse } from '@chat/contracts';
+import type { CursorBinding, MessageResponse, Notification, NotificationResponse } from '@chat/contracts';
 import type { InboxOwner, NotificationRow } from '@chat/store';
 
 /** The cursor scope of an inbox: cursors of one principal's inbox in one repository work nowhere else. */
@@ -63,6 +63,8 @@ export function parseStoredNotification(data: string, what: string): Notificatio
 export interface FeedEntry {
   inboxSeq: number;
   notification: Notification;
+  /** The notified message; absent from entries written without it (`NotificationAppendOptions.feedMessage`). */
+  message?: MessageResponse;
 }
 
 /** Reads the data of a feed's backbone event; throws (naming `what`) on anything else. */

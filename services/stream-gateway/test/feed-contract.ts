@@ -1,6 +1,7 @@
 import {
   contractRegistry,
   ErrorEnvelopeSchema,
+  FeedNotificationResponseSchema,
   HandoffEventDataSchema,
   HeartbeatEventDataSchema,
   NotificationResponseSchema,
@@ -15,6 +16,7 @@ type Json = Record<string, any>;
 /** The component schemas the stream's responses name, by component name; each is checked to be the one registered under that name. */
 const COMPONENTS: Record<string, z.ZodType> = {
   NotificationResponse: NotificationResponseSchema,
+  FeedNotificationResponse: FeedNotificationResponseSchema,
   HeartbeatEventData: HeartbeatEventDataSchema,
   HandoffEventData: HandoffEventDataSchema,
   ReauthorizeEventData: ReauthorizeEventDataSchema,

@@ -1,4 +1,4 @@
-import type { FeedPrincipal, InboxOwner, NotificationRow } from '@chat/store';
+import type { FeedPrincipal, InboxOwner, MessageRow, NotificationRow } from '@chat/store';
 import { feedCursorBinding } from '@chat/wire-format';
 import type { GatewayHarness } from './gateway-harness.ts';
 import { appendNotification, expectedNotification, publishNotification } from './inbox-fixture.ts';
@@ -20,8 +20,8 @@ export interface FedNotification {
  * Writes one notification the way the notifier does (its inbox and feed entries in one transaction),
  * then publishes both entries on `notifications`, the inbox's and the feed's, unless told not to.
  */
-export async function notifyFeed(h: GatewayHarness, owner: InboxOwner, options: { publish?: boolean } = {}): Promise<FedNotification> {
-  const outcome = await appendNotification(h, owner);
+export async function notifyFeed(h: GatewayHarness, owner: InboxOwner, options: { publish?: boolean; message?: MessageRow } = {}): Promise<FedNotification> {
+  const outcome = await appendNotification(h, owner, options.message ? { message: options.message } : {});
   const fed = { owner, row: outcome.notification, feedKey: outcome.feed.feedKey, feedSeq: outcome.feed.feedSeq, payload: outcome.feed.payload };
   if (options.publish !== false) {
     await publishNotification(h, fed.row);

@@ -1,5 +1,5 @@
-import { inboxKey, type InboxOwner, type NotificationRow } from '@chat/store';
-import { storedNotificationJson, toNotificationResponse } from '@chat/wire-format';
+import { inboxKey, type InboxOwner, type MessageRow, type NotificationRow } from '@chat/store';
+import { messageJson, storedNotificationJson, toNotificationResponse } from '@chat/wire-format';
 import { ulid } from 'ulid';
 import { inboxCursorBinding } from '../src/domain/inbox-source.ts';
 import type { GatewayHarness } from './gateway-harness.ts';
@@ -23,13 +23,14 @@ export async function notify(h: GatewayHarness, owner: InboxOwner, options: { pu
 }
 
 /** Writes one notification the way the notifier does, and publishes nothing. */
-export async function appendNotification(h: GatewayHarness, owner: InboxOwner, options: { branchId?: string } = {}) {
+export async function appendNotification(h: GatewayHarness, owner: InboxOwner, options: { branchId?: string; message?: MessageRow } = {}) {
+  const { message } = options;
   const outcome = await h.gateway.deps.store.notifications.append(
     owner,
     {
-      messageId: ulid(),
-      roomId: ulid(),
-      branchId: options.branchId ?? null,
+      messageId: message?.messageId ?? ulid(),
+      roomId: message?.roomId ?? ulid(),
+      branchId: message?.branchId ?? options.branchId ?? null,
       senderKind: 'user',
       senderId: 'u_bob',
       spans: [
@@ -37,7 +38,8 @@ export async function appendNotification(h: GatewayHarness, owner: InboxOwner, o
         { startByte: 10, endByte: 16 },
       ],
     },
-    { now: new Date(), outboxPayload: storedNotificationJson },
+    // With the message, as the notifier writes it: carried in the feed entry.
+    { now: new Date(), outboxPayload: storedNotificationJson, ...(message ? { feedMessage: messageJson(message) } : {}) },
   );
   if (outcome.kind !== 'created') throw new Error(`notification append was ${outcome.kind}`);
   return outcome;

@@ -415,6 +415,26 @@ export interface components {
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];
         };
+        /** @description One mention of the caller on its principal inbox stream, with its message when asked for. */
+        FeedNotificationResponse: {
+            acknowledged: boolean;
+            branchId?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Opaque inbox cursor of this notification. */
+            cursor: string;
+            /** @description The notified message, when the stream was opened with `include=message`. */
+            message?: components["schemas"]["MessageResponse"];
+            messageId: string;
+            notificationId: string;
+            repositoryId: string;
+            roomId: string;
+            senderId: string;
+            senderKind: components["schemas"]["SenderKind"];
+            spans: components["schemas"]["MentionSpan"][];
+            targetId: string;
+            targetKind: components["schemas"]["MentionPrincipalKind"];
+        };
         /** @description Data of a `handoff` event: planned rotation; reconnect from the last durable cursor. */
         HandoffEventData: {
             /** @constant */
@@ -779,6 +799,8 @@ export interface components {
         DeadLetterCursor: string;
         /** @description Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal's values give CURSOR_INVALID. */
         FeedCursor: string;
+        /** @description `message`: each notification event carries the notified message (`message`), so a client needs no request to read it. Any other value gives REQUEST_INVALID. */
+        FeedInclude: "message";
         /** @description Canonical ULID, scoped to the authenticated sender and room; else IDEMPOTENCY_KEY_INVALID. */
         IdempotencyKey: string;
         /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
@@ -889,6 +911,8 @@ export interface operations {
             query?: {
                 /** @description Opaque feed cursor of the caller, from listPrincipalInbox or streamPrincipalInbox. Room and repository inbox cursors, forged, non-canonical or another principal's values give CURSOR_INVALID. */
                 cursor?: components["parameters"]["FeedCursor"];
+                /** @description `message`: each notification event carries the notified message (`message`), so a client needs no request to read it. Any other value gives REQUEST_INVALID. */
+                include?: components["parameters"]["FeedInclude"];
             };
             header?: {
                 /** @description Last durable cursor processed. Must not conflict with `cursor` (CURSOR_CONFLICT). */
@@ -903,7 +927,7 @@ export interface operations {
         responses: {
             /**
              * @description A text/event-stream. Events, whose `data` is one JSON document of the named component schema:
-             *     - `notification` (SSE id: durable feed cursor (valid as `cursor` on listPrincipalInbox); data: NotificationResponse): one notification of a repository the caller may read, in feed order; its `cursor` is its repository inbox cursor; only notification events carry durable IDs.
+             *     - `notification` (SSE id: durable feed cursor (valid as `cursor` on listPrincipalInbox); data: FeedNotificationResponse): one notification of a repository the caller may read, in feed order; its `cursor` is its repository inbox cursor; with `include=message`, its `message` is the notified message; only notification events carry durable IDs.
              *     - `heartbeat` (SSE id: none; data: HeartbeatEventData): liveness signal with server time; never advances resume state.
              *     - `handoff` (SSE id: none; data: HandoffEventData): planned server rotation (reason `stream_rotation`); reconnect from the last durable cursor.
              *     - `reauthorize` (SSE id: none; data: ReauthorizeEventData): access changed or could not be confirmed; the server closes the stream; refresh authority before reconnecting.
@@ -918,7 +942,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description CURSOR_CONFLICT (`Last-Event-ID` and `cursor` differ), or CURSOR_INVALID: not a feed cursor of the caller (forged, edited, another principal's, or a room or repository inbox cursor). */
+            /** @description CURSOR_CONFLICT (`Last-Event-ID` and `cursor` differ), CURSOR_INVALID: not a feed cursor of the caller (forged, edited, another principal's, or a room or repository inbox cursor), or REQUEST_INVALID: `include` is not `message`. */
             400: components["responses"]["BadRequest"];
             /** @description AUTHENTICATION_REQUIRED, or TOKEN_REJECTED: the token is rejected, or core says its principal is no longer valid (revoked token or bot credential). */
             401: components["responses"]["Unauthorized"];

@@ -2,7 +2,7 @@ import type { CoreClient, MentionTarget as CoreTarget } from '@chat/authz-client
 import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { FeedPlacement, MentionFanoutRow, MessageRow, NotificationRow, Store } from '@chat/store';
-import { storedNotificationJson } from '@chat/wire-format';
+import { messageJson, storedNotificationJson } from '@chat/wire-format';
 import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
 import { PoisonFanoutError } from './poison-fanout-error.ts';
 
@@ -61,6 +61,7 @@ export async function prepareFanout(deps: Pick<FanoutDeps, 'store' | 'core'>, ro
 /** Writes a prepared fanout's notifications (only while its row is pending) and publishes them. */
 export async function writeFanout(deps: FanoutDeps, prepared: PreparedFanout): Promise<FanoutResult> {
   const { message, targets, allowed } = prepared;
+  const feedMessage = allowed.length > 0 ? messageJson(message) : undefined;
   // allSettled, not all: nothing of this run may still be writing once it has returned or thrown.
   const settled = await Promise.allSettled(
     allowed.map((target) =>
@@ -75,7 +76,7 @@ export async function writeFanout(deps: FanoutDeps, prepared: PreparedFanout): P
           spans: target.spans,
         },
         // Only while the row is pending: a run whose lease lapsed cannot write after the room moved on.
-        { now: deps.clock(), outboxPayload: storedNotificationJson, whileFanoutPending: true },
+        { now: deps.clock(), outboxPayload: storedNotificationJson, whileFanoutPending: true, ...(feedMessage === undefined ? {} : { feedMessage }) },
       ),
     ),
   );

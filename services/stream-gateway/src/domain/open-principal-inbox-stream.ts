@@ -18,10 +18,10 @@ export function feedOwnerOf(principal: VerifiedPrincipal): FeedPrincipal {
  */
 export async function resolvePrincipalInboxTarget(
   deps: { store: Store; cursors: CursorCodec },
-  input: { principal: VerifiedPrincipal; cursor: string | undefined },
+  input: { principal: VerifiedPrincipal; cursor: string | undefined; includeMessage: boolean },
 ): Promise<InboxStreamTarget> {
   const owner = feedOwnerOf(input.principal);
   const afterSeq =
     input.cursor === undefined ? ((await deps.store.principalFeeds.find(owner))?.ackSeq ?? 0) : deps.cursors.decode(feedCursorBinding(owner), input.cursor);
-  return { source: createPrincipalFeedSource(deps, owner), afterSeq };
+  return { source: createPrincipalFeedSource(deps, owner, { includeMessage: input.includeMessage }), afterSeq };
 }

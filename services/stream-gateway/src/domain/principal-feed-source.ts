@@ -1,6 +1,6 @@
 import type { CursorCodec } from '@chat/contracts';
 import { feedKey, type FeedPrincipal, type Store } from '@chat/store';
-import { feedCursorBinding, inboxCursorBinding, parseFeedEntry, toNotificationResponse, withInboxPosition, type FeedEntry } from '@chat/wire-format';
+import { feedCursorBinding, inboxCursorBinding, parseFeedEntry, toMessageResponse, toNotificationResponse, withInboxPosition, type FeedEntry } from '@chat/wire-format';
 import type { StreamSource } from './stream-source.ts';
 
 /** The cursor scope of a principal's feed: the same binding the API's feed list and acknowledgement use. */
@@ -20,8 +20,13 @@ export { feedCursorBinding };
  * opening): acknowledging the feed through a position moves every inbox's checkpoint through its
  * notifications at or below it. As for a repository inbox, a live notification is a new one, and reads
  * `false` unless the client acknowledged it between its commit and its delivery.
+ *
+ * With `includeMessage`, each item's data carries the notified message too (`message`, a
+ * MessageResponse): a replayed item's is read with it in the same statement, a live event's is in
+ * the feed entry (the notifier writes it there), so a bot needs no request to read what it was
+ * mentioned in. An entry written without the message is sent without it.
  */
-export function createPrincipalFeedSource(deps: { store: Store; cursors: CursorCodec }, owner: FeedPrincipal): StreamSource {
+export function createPrincipalFeedSource(deps: { store: Store; cursors: CursorCodec }, owner: FeedPrincipal, options: { includeMessage: boolean } = { includeMessage: false }): StreamSource {
   const key = feedKey(owner);
   const scope = feedCursorBinding(owner);
   const cursorFor = (seq: number) => deps.cursors.encode(scope, seq);
@@ -45,6 +50,17 @@ export function createPrincipalFeedSource(deps: { store: Store; cursors: CursorC
       return feed?.lastSeq ?? 0;
     },
     async readAfter(afterSeq, limit) {
+      if (options.includeMessage) {
+        const rows = await deps.store.principalFeeds.listAfterWithMessages(owner, afterSeq, limit);
+        return rows.map((row) => ({
+          seq: row.feedSeq,
+          data: JSON.stringify({
+            ...toNotificationResponse(row, row.inboxAckSeq, inboxCursorFor(row.repositoryId, row.seq)),
+            ...(row.message ? { message: toMessageResponse(row.message) } : {}),
+          }),
+          partition: row.repositoryId,
+        }));
+      }
       const rows = await deps.store.principalFeeds.listAfter(owner, afterSeq, limit);
       return rows.map((row) => ({
         seq: row.feedSeq,
@@ -54,10 +70,11 @@ export function createPrincipalFeedSource(deps: { store: Store; cursors: CursorC
     },
     cursorFor,
     fromLive(seq, payload) {
-      const { inboxSeq, notification } = entryOf(payload);
+      const { inboxSeq, notification, message } = entryOf(payload);
       // The data is the event's last use here: an idle stream keeps no payload.
       last = undefined;
-      return JSON.stringify(withInboxPosition(notification, inboxCursorFor(notification.repositoryId, inboxSeq), seq <= ackSeq));
+      const item = withInboxPosition(notification, inboxCursorFor(notification.repositoryId, inboxSeq), seq <= ackSeq);
+      return JSON.stringify(options.includeMessage && message ? { ...item, message } : item);
     },
     partitionOf(payload) {
       return entryOf(payload).notification.repositoryId;

@@ -130,6 +130,30 @@ for (const target of TARGETS) {
         expect(notifications(client).map((e) => JSON.parse(e.data).acknowledged)).to.deep.equal([true, false, false, false, false, false, false, false, false]);
       });
 
+      it('hands each notification with its message when asked (include=message), replayed and live, and refuses another include', async () => {
+        const alice = await reader(2);
+        const say = (i: number, body: string) => h.append({ repositoryId: alice.repositories[i]!, branchId: null }, body);
+        const fed = [await notifyFeed(h, alice.owner(0), { message: await say(0, 'before the stream'), publish: false })];
+        const client = await open(`${PRINCIPAL_INBOX_PATH}?include=message`, alice.token);
+        expect(client.response.status).to.equal(200);
+        fed.push(await notifyFeed(h, alice.owner(1), { message: await say(1, 'while it is open') }));
+        // An entry written without its message (as an older notifier did) is still sent, without one.
+        fed.push(await notifyFeed(h, alice.owner(0)));
+        await waitForNotifications(client, fed.length);
+        const events = notifications(client).map((e) => JSON.parse(e.data) as { message?: { messageId: string; bodyMarkdown: string } });
+        expect(events.map((e) => e.message?.bodyMarkdown)).to.deep.equal(['before the stream', 'while it is open', undefined]);
+        expect(events.map((e) => e.message?.messageId)).to.deep.equal([fed[0]!.row.messageId, fed[1]!.row.messageId, undefined]);
+        const { message: _handed, ...notification } = events[1]!;
+        expect(notification).to.deep.equal(expectedFeedNotification(h, fed[1]!, 0));
+        // Without include, the same stream's events carry no message.
+        const plain = await open(PRINCIPAL_INBOX_PATH, alice.token);
+        await waitForNotifications(plain, fed.length);
+        expect(notifications(plain).every((e) => !('message' in JSON.parse(e.data)))).to.equal(true);
+        const bad = await open(`${PRINCIPAL_INBOX_PATH}?include=body`, alice.token);
+        expect(bad.response.status).to.equal(400);
+        expect(bad.response.body.error.code).to.equal('REQUEST_INVALID');
+      });
+
       it('fills a gap of live feed entries from the store and drops repeats', async () => {
         const alice = await reader(2);
         const client = await open(PRINCIPAL_INBOX_PATH, alice.token);

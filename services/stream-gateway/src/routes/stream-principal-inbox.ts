@@ -1,4 +1,5 @@
 import type { PrincipalAccess } from '@chat/authz-client';
+import { AppError } from '@chat/contracts';
 import type { AuthorizedRequest } from '@chat/http-kit';
 import type { GatewayDeps } from '../deps.ts';
 import { FeedGrant } from '../domain/feed-grant.ts';
@@ -18,8 +19,9 @@ import { requireEventStream } from './event-stream.ts';
 export async function streamPrincipalInbox(deps: GatewayDeps, request: AuthorizedRequest<PrincipalAccess>): Promise<void> {
   const { principal, readable, requestId, req, res } = request;
   const cursor = resumeCursor(req.headers['last-event-id'], request.query.cursor);
+  const includeMessage = includeOf(request.query.include);
   requireEventStream(req);
-  const target = await resolvePrincipalInboxTarget(deps, { principal, cursor });
+  const target = await resolvePrincipalInboxTarget(deps, { principal, cursor, includeMessage });
   const grant = new FeedGrant(deps.core, principal, readable);
   // openStream owns the lease from here: the session releases it when it closes or fails to open.
   await openStream(deps.engine, {
@@ -31,4 +33,11 @@ export async function streamPrincipalInbox(deps: GatewayDeps, request: Authorize
     lease: await reserveInboxStream(deps, principal),
     requestId,
   });
+}
+
+/** `include=message`: each notification comes with its message. Nothing else may be asked for. */
+function includeOf(value: string | string[] | undefined): boolean {
+  if (value === undefined) return false;
+  if (value === 'message') return true;
+  throw new AppError('REQUEST_INVALID', 'include: the only value is `message`.');
 }
