@@ -13,6 +13,8 @@ export interface PacedWriterOptions {
   ratePerSecond: number;
   /** Appends in flight at most; a due append beyond it is skipped (and counted), not queued. */
   maxInFlight: number;
+  /** The Markdown body of the i-th append. @defaultValue `lat <monotonic ms at send>`, which the latency clients read back */
+  bodyOf?: (i: number, sentAt: number) => string;
 }
 
 export interface WriterStats {
@@ -38,7 +40,7 @@ export interface PacedWriter {
 /**
  * Open-loop append load at a steady rate: a send is due every 1/rate seconds whether or not earlier
  * ones returned, so a slow server shows up as latency rather than as a lower offered rate. Each body
- * is `lat <monotonic ms at send>`, which the latency clients read back.
+ * is `lat <monotonic ms at send>`, which the latency clients read back, unless `bodyOf` says otherwise.
  */
 export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxInFlight });
@@ -62,7 +64,7 @@ export function startPacedWriter(options: PacedWriterOptions): PacedWriter {
     const path = options.paths[i % options.paths.length]!;
     const token = options.tokens[i % options.tokens.length]!;
     const sentAt = monotonicMs();
-    const body = JSON.stringify({ bodyMarkdown: `lat ${sentAt.toFixed(3)}` });
+    const body = JSON.stringify({ bodyMarkdown: options.bodyOf ? options.bodyOf(i, sentAt) : `lat ${sentAt.toFixed(3)}` });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'idempotency-key': ulid() };
     inFlight++;
     sent++;

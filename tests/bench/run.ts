@@ -9,13 +9,17 @@
  * `growth` (append and list latency on an empty store and on 10 million messages; seeding takes a quarter
  * of an hour) runs only when named, on its own distributed deployment. `scale` (docs/capacity.md's model
  * checked: 4 gateways holding 16,000 streams over a 2-master Redis Cluster, appends through 2 APIs)
- * also runs only when named, on its own deployment.
+ * also runs only when named, on its own deployment. `search` (a store of 1,000,000 messages over
+ * 10,000 rooms seeded with SQL, or `--search-messages N`; `--quick` 50,000: search latency per kind
+ * of query at 20/s, the trigram index's size per message and its cost to the append round trip) also
+ * runs only when named, on its own distributed deployment.
  */
 import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
 import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { runGrowthScenario } from './growth-scenario.ts';
 import { runScaleScenario } from './scale-scenario.ts';
+import { runSearchScenario } from './search-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { runSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.ts';
 import { measureStartup } from './startup-scenario.ts';
@@ -40,6 +44,14 @@ const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
 const only = new Set((option('only') ?? 'reference,redos,startup,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer').split(','));
 const sideBySide = { runs: Number(option('sbs-runs') ?? 1), scenarios: (option('sbs-scenarios') ?? SIDE_BY_SIDE_SCENARIOS.join(' ')).split(/[ ,]+/).filter(Boolean) };
+/** A flag's value that must be a whole number above zero (thousands separators allowed). */
+function positiveCount(name: string, value: string): number {
+  const n = Number(value.replace(/[,_]/g, ''));
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`--${name} takes a whole number above zero, not ${JSON.stringify(value)}`);
+  return n;
+}
+const searchMessagesArg = option('search-messages');
+const searchMessages = searchMessagesArg === undefined ? undefined : positiveCount('search-messages', searchMessagesArg);
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
   figures.push(figure);
@@ -76,13 +88,13 @@ if (only.has('startup')) {
 }
 
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth', 'scale'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth', 'scale', 'search'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   if (only.has('sidebyside')) {
     process.stdout.write(`  side by side with Nchan (${mode === 'all-in-one' ? 'all-in-one on PostgreSQL + Redis' : 'separate services'}), ${sideBySide.runs} run(s): ${sideBySide.scenarios.join(' ')}\n`);
     for (const figure of await runSideBySide(mode, sideBySide)) report({ mode, ...figure });
   }
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth', 'scale'].includes(key))) continue;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth', 'scale', 'search'].includes(key))) continue;
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
     if (only.has('append')) {
@@ -115,6 +127,13 @@ if (only.has('scale')) {
   process.stdout.write('\n== distributed: scale ==\n');
   const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
   for (const figure of await runScaleScenario({ quick, progress })) report({ mode: 'distributed', ...figure });
+}
+
+if (only.has('search')) {
+  process.stdout.write('\n== distributed: search ==\n');
+  const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
+  const searchFigures = await runSearchScenario({ quick, progress, ...(searchMessages === undefined ? {} : { messages: searchMessages }) });
+  for (const figure of searchFigures) report({ mode: 'distributed', ...figure });
 }
 
 process.stdout.write('\n| mode | figure | value | target |\n|---|---|---|---|\n');
