@@ -1,5 +1,7 @@
-import { runBot } from '@chat/bot';
-import { ChatClient, type AppendMessageRequest, type RoomRef } from '@chat/client';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { replyIdempotencyKey, runBot } from '@chat/bot';
+import { ChatClient, ChatWebhookVerificationError, MemoryDeliveryIdStore, verifyWebhook, type AppendMessageRequest, type RoomRef } from '@chat/client';
 import { buildBotWorld, mentionBody, type BotWorld } from '../clients/bot-world.ts';
 import type { BenchCluster } from './bench-cluster.ts';
 import { CpuMeter } from './proc-stats.ts';
@@ -15,9 +17,10 @@ export interface BotThroughputOptions {
   mentions: number;
   /**
    * `list`: the repositories are listed to runBot (one ordered worker and one inbox stream each);
-   * `feed`: none are, and runBot follows the bot's feed (every granted repository on one stream).
+   * `feed`: none are, and runBot follows the bot's feed (every granted repository on one stream);
+   * `webhook`: the bot registers a webhook and answers each signed delivery in an HTTP handler.
    */
-  follow: 'list' | 'feed';
+  follow: 'list' | 'feed' | 'webhook';
   /** Mentions spread Zipf-like (a few busy repositories, a long tail) instead of round robin. */
   zipf?: boolean;
 }
@@ -69,7 +72,7 @@ async function appendAll(
 }
 
 /** Waits until the notifier has made every mention's notification (the bot then starts on a full backlog). */
-async function waitForNotifications(client: ChatClient, world: BotWorld, total: number, follow: 'list' | 'feed'): Promise<void> {
+async function waitForNotifications(client: ChatClient, world: BotWorld, total: number, follow: 'list' | 'feed' | 'webhook'): Promise<void> {
   const deadline = Date.now() + 300_000;
   for (;;) {
     let count = 0;
@@ -88,6 +91,7 @@ async function waitForNotifications(client: ChatClient, world: BotWorld, total: 
  * acknowledged every checkpoint (or the feed's) through the last notification.
  */
 export async function measureBotThroughput(cluster: BenchCluster, options: BotThroughputOptions): Promise<BotThroughputResult> {
+  if (options.follow === 'webhook') return measureWebhookThroughput(cluster, options);
   const { world, fixture } = buildBotWorld(options.repositories);
   const current = (await cluster.core.getFixture()) as typeof fixture;
   await cluster.core.putFixture({
@@ -157,6 +161,74 @@ export async function measureBotThroughput(cluster: BenchCluster, options: BotTh
   return { mentions: handled, seconds, perSecond: handled / seconds, created, checkpointsOnLast, appendReference, serviceCpuMsPerMention };
 }
 
+/** Adds the bot world's repositories and bots to core's fixture; resolves with the world and a client factory. */
+async function addBotWorld(cluster: BenchCluster, repositories: number) {
+  const { world, fixture } = buildBotWorld(repositories);
+  const current = (await cluster.core.getFixture()) as typeof fixture;
+  await cluster.core.putFixture({
+    users: [...current.users, ...fixture.users],
+    organizations: [...current.organizations, ...fixture.organizations],
+    repositories: [...current.repositories, ...fixture.repositories],
+    bots: [...current.bots, ...fixture.bots],
+  });
+  const clientOf = async (subject: { id: string; credentialId: string }) => {
+    const token = await cluster.core.mintToken({ type: 'bot', subjectId: subject.id, credentialId: subject.credentialId, expiresInSeconds: 3600 });
+    return new ChatClient({ baseUrl: cluster.apiUrls[0]!, token, fetch: routingFetch(cluster) });
+  };
+  return { world, clientOf };
+}
+
+/**
+ * Bot throughput by webhook, in the steady state: the bot registers a webhook served by an HTTP
+ * handler in this process (each delivery verified, then answered with one reply under a key from
+ * its delivery ID), then 32 writers append `mentions` mentions as fast as the service takes them.
+ * The clock runs from the first append until every mention's reply is committed.
+ */
+async function measureWebhookThroughput(cluster: BenchCluster, options: BotThroughputOptions): Promise<BotThroughputResult> {
+  const { world, clientOf } = await addBotWorld(cluster, options.repositories);
+  const writer = await clientOf(world.writer);
+  const client = await clientOf(world.bot);
+  const secret = `bench-webhook-secret-${Date.now()}`;
+  const deliveries = new MemoryDeliveryIdStore({ maxEntries: options.mentions * 2 });
+  let handled = 0;
+  let created = 0;
+  let allHandled: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (allHandled = resolve));
+  const receiver = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      const { deliveryId, notification } = await verifyWebhook({ headers: req.headers, body: Buffer.concat(chunks) }, { secret, deliveries });
+      const room = notification.branchId ? { repositoryId: notification.repositoryId, branchId: notification.branchId } : { repositoryId: notification.repositoryId };
+      try {
+        const result = await client.appendMessage(room, { bodyMarkdown: `re ${notification.messageId}` }, { idempotencyKey: await replyIdempotencyKey(deliveryId, 0) });
+        if (result.created) created += 1;
+        if (++handled === options.mentions) allHandled();
+        res.writeHead(200).end();
+      } catch {
+        await deliveries.release(deliveryId);
+        res.writeHead(503).end();
+      }
+    } catch (err) {
+      res.writeHead(err instanceof ChatWebhookVerificationError && err.reason === 'replayed' ? 200 : 401).end();
+    }
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const { webhook } = await client.createWebhook({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, secret });
+  const pick = options.zipf ? zipfPicker(world.repositories.length) : (i: number) => i % world.repositories.length;
+  const meter = new CpuMeter(serverProcesses(cluster));
+  await meter.start();
+  const started = performance.now();
+  const appendReference = await appendAll(writer, options.mentions, 32, (i) => ({ room: { repositoryId: world.repositories[pick(i)]!.repositoryId }, body: mentionBody(world.bot.id, i) }));
+  await Promise.race([finished, new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${handled} of ${options.mentions} deliveries handled within 600 s`)), 600_000).unref())]);
+  const seconds = (performance.now() - started) / 1000;
+  const cores = await meter.stop();
+  const serviceCpuMsPerMention = (Object.values(cores).reduce((a, b) => a + b, 0) * seconds * 1000) / Math.max(handled, 1);
+  await client.deleteWebhook(webhook.webhookId);
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  return { mentions: handled, seconds, perSecond: handled / seconds, created, checkpointsOnLast: 0, appendReference, serviceCpuMsPerMention };
+}
+
 /**
  * `pnpm bench --only bot`: one bot on 1,000 repositories following its feed, with 20,000 waiting
  * mentions spread Zipf-like (4,000 with `--quick`), and for comparison the same bot with 16
@@ -168,9 +240,21 @@ export const botThroughputScenario: StreamScenario = {
     const figures = [];
     for (const options of [
       { follow: 'feed', repositories: 1000, mentions: quick ? 4000 : 20_000, zipf: true, target: '≥ 1,000/s' },
+      { follow: 'webhook', repositories: 1000, mentions: quick ? 4000 : 20_000, zipf: true, target: '≥ 500/s' },
       { follow: 'list', repositories: 16, mentions: quick ? 800 : 4000, zipf: false, target: '≥ 500/s' },
     ] as const) {
       const result = await measureBotThroughput(cluster, options);
+      if (options.follow === 'webhook') {
+        figures.push({
+          name: `bot throughput by webhook, one HTTP handler for ${options.repositories} repositories, mentions Zipf-like, appended by 32 writers while it runs (mention appended to reply committed)`,
+          value: `${Math.round(result.perSecond).toLocaleString('en-US')} mentions/s`,
+          target: options.target,
+          note:
+            `${result.mentions} mentions in ${round(result.seconds, 2)} s, ${result.created} replies created; the writers appended at ${Math.round(result.appendReference).toLocaleString('en-US')}/s; ` +
+            `service CPU ${round(result.serviceCpuMsPerMention, 2)} ms per delivered notification (the mention's append, its fanout and delivery, the reply)`,
+        });
+        continue;
+      }
       const how = options.follow === 'feed' ? `its feed (one stream) over ${options.repositories} repositories, mentions Zipf-like` : `${options.repositories} listed repositories (a stream each)`;
       figures.push({
         name: `bot throughput by stream, one runBot process following ${how} (notification in, reply committed, checkpoint acknowledged)`,

@@ -74,7 +74,7 @@ describe('[embedded] examples/webhook-bot against the all-in-one with its demo f
       expect(reply, bot.log).to.not.equal(undefined);
       expect(reply!.bodyMarkdown).to.equal('got your mention by webhook, u_alice');
       expect(reply!.createdAt >= mention.createdAt).to.equal(true);
-      expect(bot.log.match(new RegExp(`replied to ${deliveryId.replace('.', '\\.')}`, 'g'))).to.have.length(1);
+      expect(bot.log.match(new RegExp(`replied to ${deliveryId!.replace('.', '\\.')}`, 'g'))).to.have.length(1);
 
       await bot.stop(30_000);
       expect(bot.process.exitCode, bot.log).to.equal(0);
