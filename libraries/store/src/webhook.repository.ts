@@ -53,9 +53,10 @@ export interface WebhookDeadLetter {
   notification: NotificationRow;
 }
 
-/** A dead letter claimed for redelivery, with its webhook. */
+/** A dead letter claimed for redelivery, with its webhook and its inbox's checkpoint (for `acknowledged`). */
 export interface WebhookRedelivery extends WebhookDeadLetter {
   webhook: WebhookRow;
+  inboxAckSeq: number;
 }
 
 /** Where a page of dead letters starts: after this one. */
@@ -104,8 +105,11 @@ export interface WebhookRepository {
    * `holdUntil`, the claim is renewed to then, so a long batch needs no long lease.
    */
   markDelivered(key: WebhookLaneKey, seq: number, holdUntil?: Date): Promise<void>;
-  /** Gives a claimed lane back, to be tried again at `nextAttemptAt`. */
-  releaseLane(key: WebhookLaneKey, nextAttemptAt: Date): Promise<void>;
+  /**
+   * Gives a claimed lane back, to be tried again at `nextAttemptAt`. Returns whether its inbox holds
+   * notifications after the lane's position (arrived while it ran): then the caller runs it again.
+   */
+  releaseLane(key: WebhookLaneKey, nextAttemptAt: Date): Promise<boolean>;
   /** Records a failed attempt at the lane's head; returns the head's failed attempts so far. */
   recordFailure(key: WebhookLaneKey, options: { error: string; retryAt: Date }): Promise<number>;
   /** Moves the lane's head to the dead letters and the lane past it, in one transaction. */
@@ -182,16 +186,22 @@ export function createWebhookRepository(db: ChatDb): WebhookRepository {
           .where(and(laneWhere(key), sql`${webhookLanes.nextAttemptAt} <= ${now}`))
           .returning();
         if (!lane) return null;
-        const [webhook] = await db.select().from(webhooks).where(eq(webhooks.webhookId, key.webhookId)).limit(1);
-        if (!webhook) return null;
-        const [inbox] = await db.select({ ackSeq: inboxes.ackSeq }).from(inboxes).where(eq(inboxes.inboxKey, key.inboxKey)).limit(1);
-        const pending = await db
-          .select()
-          .from(notifications)
-          .where(and(eq(notifications.inboxKey, key.inboxKey), gt(notifications.seq, lane.deliveredSeq)))
-          .orderBy(asc(notifications.seq))
-          .limit(limit);
-        return { lane, webhook, notifications: pending, inboxAckSeq: inbox?.ackSeq ?? 0 };
+        const [[owner], pending] = await Promise.all([
+          db
+            .select({ webhook: webhooks, ackSeq: inboxes.ackSeq })
+            .from(webhooks)
+            .innerJoin(inboxes, eq(inboxes.inboxKey, key.inboxKey))
+            .where(eq(webhooks.webhookId, key.webhookId))
+            .limit(1),
+          db
+            .select()
+            .from(notifications)
+            .where(and(eq(notifications.inboxKey, key.inboxKey), gt(notifications.seq, lane.deliveredSeq)))
+            .orderBy(asc(notifications.seq))
+            .limit(limit),
+        ]);
+        if (!owner) return null;
+        return { lane, webhook: owner.webhook, notifications: pending, inboxAckSeq: owner.ackSeq };
       }),
     markDelivered: (key, seq, holdUntil) =>
       storeCall(async () => {
@@ -202,7 +212,13 @@ export function createWebhookRepository(db: ChatDb): WebhookRepository {
       }),
     releaseLane: (key, nextAttemptAt) =>
       storeCall(async () => {
-        await db.update(webhookLanes).set({ nextAttemptAt }).where(laneWhere(key));
+        const [row] = rowsOf<{ more: boolean }>(
+          await db.execute(sql`UPDATE webhook_lanes l SET next_attempt_at = ${nextAttemptAt}
+            FROM inboxes i
+            WHERE l.webhook_id = ${key.webhookId} AND l.inbox_key = ${key.inboxKey} AND i.inbox_key = l.inbox_key
+            RETURNING i.last_seq > l.delivered_seq AS more`),
+        );
+        return row?.more === true;
       }),
     recordFailure: (key, { error, retryAt }) =>
       storeCall(async () => {
@@ -281,9 +297,10 @@ export function createWebhookRepository(db: ChatDb): WebhookRepository {
         );
         if (claimed.length === 0) return [];
         return db
-          .select({ deadLetter: webhookDeadLetters, notification: notifications, webhook: webhooks })
+          .select({ deadLetter: webhookDeadLetters, notification: notifications, webhook: webhooks, inboxAckSeq: inboxes.ackSeq })
           .from(webhookDeadLetters)
           .innerJoin(notifications, eq(notifications.notificationId, webhookDeadLetters.notificationId))
+          .innerJoin(inboxes, eq(inboxes.inboxKey, notifications.inboxKey))
           .innerJoin(webhooks, eq(webhooks.webhookId, webhookDeadLetters.webhookId))
           .where(inArray(webhookDeadLetters.deliveryId, claimed.map((c) => c.delivery_id)));
       }),

@@ -63,7 +63,16 @@ export class BullmqLaneQueue implements LaneQueue {
         const outcome = await handler(job.data);
         if (outcome.kind === 'again') await this.enqueue([job.data], Math.max(1, outcome.at.getTime() - Date.now()));
       },
-      { connection: this.options.connect(), prefix: this.options.prefix, concurrency: this.options.concurrency },
+      {
+        connection: this.options.connect(),
+        prefix: this.options.prefix,
+        concurrency: this.options.concurrency,
+        // A SIGKILLed notifier's jobs are taken back within seconds, not BullMQ's default 30 s; the
+        // store's lane lease still keeps a lane to one run at a time.
+        lockDuration: 10_000,
+        stalledInterval: 5000,
+        maxStalledCount: 10,
+      },
     );
     this.worker.on('error', this.options.onError);
   }

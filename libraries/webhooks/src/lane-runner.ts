@@ -4,6 +4,7 @@ import type { Logger } from '@chat/observability';
 import type { Store, WebhookLaneKey, WebhookLaneWork } from '@chat/store';
 import { deliveryContent } from './delivery-body.ts';
 import type { LaneRunOutcome } from './lane-queue.ts';
+import { principalMayRead } from './read-access.ts';
 import { retryDelayMs, type RetryPolicy } from './retry-backoff.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 
@@ -48,14 +49,13 @@ export class LaneRunner {
       const work = await this.deps.store.webhooks.claimLane(key, { now: this.deps.clock(), leaseMs: this.settings.leaseMs, limit: this.settings.batchSize });
       // Held by another run (which goes on to the end), or waiting for its retry (its job is queued).
       if (!work) return { kind: 'settled' };
-      if (work.notifications.length === 0) {
-        await this.deps.store.webhooks.releaseLane(key, this.deps.clock());
-        return { kind: 'settled' };
+      if (work.notifications.length > 0) {
+        const outcome = await this.runBatch(key, work);
+        if (outcome) return outcome;
       }
-      const outcome = await this.runBatch(key, work);
-      if (outcome) return outcome;
-      await this.deps.store.webhooks.releaseLane(key, this.deps.clock());
-      if (work.notifications.length < this.settings.batchSize) return { kind: 'settled' };
+      // Run again while notifications arrived as this batch was sent: they go out now, not at the
+      // next sweep (a queue may drop a lane's job while one runs).
+      if (!(await this.deps.store.webhooks.releaseLane(key, this.deps.clock()))) return { kind: 'settled' };
     }
   }
 
@@ -64,7 +64,7 @@ export class LaneRunner {
     const { webhook, lane } = work;
     let mayRead: boolean;
     try {
-      mayRead = await this.principalMayRead(work);
+      mayRead = await principalMayRead(this.deps.core, webhook, work.notifications[0]!.repositoryId);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       const at = new Date(this.deps.clock().getTime() + this.settings.authorizationRetryMs);
@@ -101,11 +101,5 @@ export class LaneRunner {
       attempts = 0;
     }
     return undefined;
-  }
-
-  private async principalMayRead({ webhook, notifications }: WebhookLaneWork): Promise<boolean> {
-    const repositoryId = notifications[0]!.repositoryId;
-    const resolution = await this.deps.core.resolveMentions({ repositoryId, targets: [{ kind: webhook.principalKind, id: webhook.principalId }] });
-    return resolution.targets.some((t) => t.kind === webhook.principalKind && t.id === webhook.principalId && t.valid);
   }
 }

@@ -2,9 +2,11 @@ import type { CoreClient } from '@chat/authz-client';
 import type { CursorCodec } from '@chat/contracts';
 import type { Logger } from '@chat/observability';
 import type { Store, WebhookRedelivery } from '@chat/store';
+import { AppError } from '@chat/contracts';
 import { deliveryContent } from './delivery-body.ts';
 import type { LaneQueue } from './lane-queue.ts';
 import { LaneRunner, type DeliveryOutcome, type LaneRunnerSettings } from './lane-runner.ts';
+import { principalMayRead } from './read-access.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 
@@ -96,14 +98,30 @@ export class WebhookDeliverer {
     await this.deps.queue.enqueue(due);
   }
 
-  /** Sends the dead letters asked for again, each once per claim; a failure waits, then is dead again after its tries. */
+  /**
+   * Sends the dead letters asked for again, each once per claim, if the principal may still read its
+   * repository (else it is dead again at once); a failure waits, then is dead again after its tries.
+   */
   async redeliver(): Promise<void> {
     const claimed = await this.deps.store.webhooks.claimRedeliveries({ now: this.deps.clock(), leaseMs: this.settings.leaseMs, limit: 50 });
     await Promise.all(claimed.map((r) => this.redeliverOne(r)));
   }
 
-  private async redeliverOne({ deadLetter, notification, webhook }: WebhookRedelivery): Promise<void> {
-    const content = deliveryContent(this.deps.cursors, webhook, notification, 0);
+  private async redeliverOne({ deadLetter, notification, webhook, inboxAckSeq }: WebhookRedelivery): Promise<void> {
+    let mayRead: boolean;
+    try {
+      mayRead = await principalMayRead(this.deps.core, webhook, notification.repositoryId);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      // Core cannot say: the claim lapses and the redelivery is tried again then.
+      this.deps.logger.warn({ code: err.code, webhookId: webhook.webhookId }, 'webhook redelivery waits for core');
+      return;
+    }
+    if (!mayRead) {
+      await this.deps.store.webhooks.failRedelivery(deadLetter.deliveryId, { error: 'the principal may not read the repository now', retryAt: this.deps.clock(), maxAttempts: 0 });
+      return;
+    }
+    const content = deliveryContent(this.deps.cursors, webhook, notification, inboxAckSeq);
     const result = await this.deps.sender.send({ url: webhook.url, secret: webhook.secret, ...content });
     if (result.delivered) {
       await this.deps.store.webhooks.completeRedelivery(deadLetter.deliveryId);

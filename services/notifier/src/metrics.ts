@@ -21,8 +21,20 @@ export interface NotifierMetrics {
 export function createNotifierMetrics(
   fanoutCounts: () => Promise<{ pending: number; dead: number }>,
   consumerStats: () => Promise<ConsumerStats | undefined> = async () => undefined,
+  webhookCounts: () => Promise<{ lanesBehind: number; deadLetters: number }> = async () => ({ lanesBehind: 0, deadLetters: 0 }),
 ): NotifierMetrics {
   const registry = new Registry();
+  new Gauge({
+    name: 'chat_notifier_webhook_backlog',
+    help: 'Webhook lanes with notifications not yet delivered (measure="lanes_behind"), and dead letters kept (measure="dead_letters")',
+    labelNames: ['measure'],
+    registers: [registry],
+    async collect() {
+      const counts = await webhookCounts();
+      this.set({ measure: 'lanes_behind' }, counts.lanesBehind);
+      this.set({ measure: 'dead_letters' }, counts.deadLetters);
+    },
+  });
   new Gauge({
     name: 'chat_notifier_backbone_group',
     help: 'The notifier consumer group on the messages channel: lag (not yet delivered to the group; -1 when Redis cannot tell) and pending (delivered, not acknowledged)',

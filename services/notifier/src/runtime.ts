@@ -99,11 +99,17 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
   const metrics = createNotifierMetrics(
     () => store.mentionFanout.counts(),
     async () => consumer?.stats(),
+    () => store.webhooks.counts(),
   );
   const processor = new FanoutProcessor({ store, core, backbone, logger, clock }, settings.processor, metrics);
   const sweeper = new FanoutSweeper(store, processor, settings.sweeper, logger, clock);
   const webhookLog = logger.child({ component: 'webhooks' });
-  const sender = new WebhookSender(new OutboundAddressGuard(settings.webhooks.addresses), { timeoutMs: settings.webhooks.timeoutMs });
+  // A connection per lane that may run at once: a lane waiting for another lane's socket would hold
+  // its repository's deliveries back behind others'.
+  const sender = new WebhookSender(new OutboundAddressGuard(settings.webhooks.addresses), {
+    timeoutMs: settings.webhooks.timeoutMs,
+    connectionsPerOrigin: settings.webhooks.concurrency,
+  });
   const queue =
     options.webhookQueue?.(settings.webhooks, webhookLog) ??
     new InProcessLaneQueue(settings.webhooks.concurrency, (err, key) => webhookLog.warn({ err, webhookId: key.webhookId }, 'webhook lane run failed; it runs again'));

@@ -169,6 +169,20 @@ for (const kind of queues) {
       expect(receiver.received.map((r) => r.notificationId)).not.to.include(revoked.notificationId);
     });
 
+    it('does not redeliver a dead letter of a repository the principal may no longer read: it is dead again', async function () {
+      const webhook = await register();
+      receiver.answerWith((repositoryId) => (repositoryId === otherRepositoryId ? 500 : 200));
+      const failed = await notify(otherRepositoryId);
+      await waitFor('the dead letter', async () => (await world.store.webhooks.listDeadLetters(webhook.webhookId, { limit: 10 })).length === 1);
+      receiver.answerWith(() => 200);
+      world.core.replaceFixture(fixture('revoked'));
+      expect(await world.store.webhooks.requestRedelivery(webhook.webhookId, { now: new Date() })).to.have.length(1);
+      await waitFor('dead again', async () => (await world.store.webhooks.listDeadLetters(webhook.webhookId, { limit: 10 }))[0]?.deadLetter.state === 'dead');
+      const [letter] = await world.store.webhooks.listDeadLetters(webhook.webhookId, { limit: 10 });
+      expect(letter!.deadLetter.lastError).to.match(/may not read/);
+      expect(receiver.received.map((r) => r.notificationId)).not.to.include(failed.notificationId);
+    });
+
     it('refuses a private address and dead-letters what was meant for it', async function () {
       const webhook = await register('https://10.1.2.3/hook');
       await notify(world.repositoryId);
