@@ -14,8 +14,8 @@ export interface SearchShape {
   seed: number;
 }
 
-/** The trigram index of migrations/0010_message_search.sql. */
-export const SEARCH_INDEX = 'messages_search_text_trgm_idx';
+/** The search index of migrations/0012_message_search_by_repository.sql. */
+export const SEARCH_INDEX = 'messages_search_repository_trgm_idx';
 
 /** Messages generated and inserted per statement (one transaction each). */
 const ROWS_PER_STATEMENT = 20_000;
@@ -123,9 +123,9 @@ export async function buildSearchIndex(databaseUrl: string): Promise<number> {
   const started = monotonicMs();
   try {
     await client.query(`SET maintenance_work_mem = '512MB'`);
-    // The operator class named with the extension's schema, as migrations/0010_message_search.sql does.
+    // The operator class named with the extension's schema, as migrations/0012_message_search_by_repository.sql does.
     const [statement] = await client.query<{ sql: string }>(
-      `SELECT format('CREATE INDEX ${SEARCH_INDEX} ON messages USING gin (search_text %I.gin_trgm_ops)', n.nspname) AS sql
+      `SELECT format('CREATE INDEX ${SEARCH_INDEX} ON messages USING gin (repository_id, search_text %I.gin_trgm_ops)', n.nspname) AS sql
        FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`,
     );
     if (!statement) throw new Error('pg_trgm is not installed in the bench database');

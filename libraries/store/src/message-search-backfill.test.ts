@@ -39,7 +39,8 @@ for (const target of freshTargets) {
           VALUES ('R', ${i + 1}, ${`M${i}`}, 'X', 'user', 'u_alice', 'r', ${`k${i}`}, ${Buffer.from(body, 'utf8')}, 1, '', now())`);
       }
 
-      expect((await migrate(database)).migrations).to.deep.equal([SEARCH_MIGRATION]);
+      // The search migration, and the ones after it.
+      expect((await migrate(database)).migrations[0]).to.equal(SEARCH_MIGRATION);
 
       const rows = rowsOf<{ search_text: string; by_function: string }>(
         await database.db.execute(sql`SELECT search_text, chat_message_search_text(body_markdown) AS by_function FROM messages ORDER BY seq`),

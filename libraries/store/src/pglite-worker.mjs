@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
 const ROLLBACK = Symbol('rollback');
@@ -59,9 +60,10 @@ async function run(request) {
  * written by another PostgreSQL build may not load.
  */
 function open({ dataDir, template }) {
-  // pg_trgm indexes message search (migrations/0010_message_search.sql); a data directory that has
-  // it installed opens only with it loaded.
-  const extensions = { pg_trgm };
+  // pg_trgm and btree_gin index message search (migrations/0010_message_search.sql,
+  // 0012_message_search_by_repository.sql); a data directory that has them installed opens only with
+  // them loaded.
+  const extensions = { pg_trgm, btree_gin };
   if (!dataDir) return new PGlite({ extensions });
   if (!template) return new PGlite(dataDir, { extensions });
   const manifest = JSON.parse(readFileSync(`${template}.json`, 'utf8'));
