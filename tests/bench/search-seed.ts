@@ -125,7 +125,7 @@ export async function buildSearchIndex(databaseUrl: string): Promise<number> {
     await client.query(`SET maintenance_work_mem = '512MB'`);
     // The operator class named with the extension's schema, as migrations/0012_message_search_by_repository.sql does.
     const [statement] = await client.query<{ sql: string }>(
-      `SELECT format('CREATE INDEX ${SEARCH_INDEX} ON messages USING gin (repository_id, search_text %I.gin_trgm_ops)', n.nspname) AS sql
+      `SELECT format('CREATE INDEX ${SEARCH_INDEX} ON messages USING gin (repository_id, search_text %I.gin_trgm_ops) WITH (fastupdate = off)', n.nspname) AS sql
        FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`,
     );
     if (!statement) throw new Error('pg_trgm is not installed in the bench database');

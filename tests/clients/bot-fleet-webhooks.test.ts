@@ -21,7 +21,7 @@ import { FLEET_DEPLOYMENTS, type FleetDeployment } from './fleet-deployments.ts'
  * 20,000; CI runs fewer).
  */
 const REPOSITORIES = 1000;
-const MENTIONS = Number(process.env.FLEET_MENTIONS ?? '2000');
+const MENTIONS = Number(process.env.FLEET_MENTIONS ?? '1000');
 const RATE = 80;
 const RECEIVER_KILLS = 10;
 /** Mentions of the repository whose deliveries all fail. */
