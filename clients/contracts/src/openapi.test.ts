@@ -185,7 +185,8 @@ describe('OpenAPI document', () => {
       $ref: '#/components/schemas/AcknowledgeInboxRequest',
     });
     const events = (stream.op.responses as Record<string, Json>)['200']!['x-sse-events'] as Json[];
-    expect(events[0]).to.deep.include({ event: 'notification', data: { $ref: '#/components/schemas/NotificationResponse' } });
+    // The feed's notification, with its message under include=message.
+    expect(events[0]).to.deep.include({ event: 'notification', data: { $ref: '#/components/schemas/FeedNotificationResponse' } });
     expect(events[0]!.id).to.include('feed cursor');
     for (const { op } of [list, stream]) {
       const cursor = (op.parameters as Json[]).map((p) => deref(built, p)).find((p) => p.name === 'cursor')!;

@@ -92,6 +92,12 @@ export const SCHEMA_CASES: SchemaCase[] = [
     invalid: [...notificationInvalid, ['acknowledged', 0], ['cursor', null]],
   },
   {
+    id: 'FeedNotificationResponse', schema: contracts.FeedNotificationResponseSchema,
+    full: { ...storedNotification, cursor: 'opaque', acknowledged: false, message: messageResponse },
+    required: [...notificationRequired, 'cursor', 'acknowledged'], nullableOptional: ['branchId'], optionalOnly: ['message'],
+    invalid: [...notificationInvalid, ['acknowledged', 0], ['message', storedMessage], ['message', null]],
+  },
+  {
     id: 'MessagePageResponse', schema: contracts.MessagePageResponseSchema, full: { items: [messageResponse], nextCursor: 'c' },
     required: ['items'], nullableOptional: ['nextCursor'], optionalOnly: [], invalid: [['items', [storedMessage]], ['items', null]],
   },
