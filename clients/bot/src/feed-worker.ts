@@ -33,8 +33,7 @@ export async function runFeedWorker(deps: HandlingDeps, concurrency: FeedConcurr
     onError: (error) => deps.logger.warn?.('feed acknowledgement failed; it is sent again with the next batch', { error: String(error) }),
   });
   deps.logger.info?.('feed worker started', { checkpoint });
-  // Each notification comes with its message: handling one costs the handler's replies and nothing more.
-  const stream = deps.client.streamPrincipalInbox({ lastEventId: checkpoint, includeMessage: true }, deps.stream);
+  const stream = deps.client.streamPrincipalInbox({ lastEventId: checkpoint }, deps.stream);
   // A failure of one repository's handling ends the whole run, as one worker's does in list mode.
   const failing = new AbortController();
   const halt = () => {

@@ -30,7 +30,8 @@ export async function handleNotification(deps: HandlingDeps, notification: Notif
 }
 
 async function handleOnce(deps: HandlingDeps, delivered: NotificationResponse | FeedNotificationResponse, stopping: AbortSignal): Promise<void> {
-  // The feed stream hands the message with its notification; a repository inbox stream does not.
+  // A principal inbox stream opened with include=message hands the message with its notification;
+  // otherwise it is found in its room.
   const { message: handed, ...notification } = delivered as FeedNotificationResponse;
   const message = handed ?? (await deps.locator.find(notification));
   const room = notification.branchId ? { repositoryId: notification.repositoryId, branchId: notification.branchId } : { repositoryId: notification.repositoryId };
