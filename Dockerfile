@@ -15,7 +15,11 @@
 #
 # No secret is baked in: configuration comes from the environment (ConfigMap and Secret).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The base image by digest (its multi-platform index), so a rebuild of a commit gets the same base
+# and a moved upstream tag changes nothing; infra/k8s-validate refuses a FROM without one. Bump it
+# on purpose (security updates): `docker buildx imagetools inspect node:20-bookworm-slim` prints the
+# tag's current digest.
+ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 
 # ---- build: install everything, compile, deploy the production tree -------------------------------
 FROM ${NODE_IMAGE} AS build

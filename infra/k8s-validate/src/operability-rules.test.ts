@@ -8,7 +8,7 @@ import { configChecksum, quantity } from './operability-rules.ts';
 import { committedDocuments, MANIFEST_DIR, REPO_ROOT, withChange } from './test-support.ts';
 import { validateDocuments, validateManifestDirectory } from './validate-manifests.ts';
 
-const messages = (docs: ManifestDocument[]) => validateDocuments(docs, REPO_ROOT).map(formatIssue);
+const messages = (docs: ManifestDocument[], root = REPO_ROOT) => validateDocuments(docs, root).map(formatIssue);
 /** infra/k8s as it was before these rules: each rule must fail on it. */
 const BEFORE = fileURLToPath(new URL('../fixtures/k8s-before', import.meta.url));
 
@@ -64,8 +64,45 @@ describe('operability rules (secrets, headroom, rollout and supply chain, migrat
         'migrate/migrate-job.yaml Job/chat-migrate: container migrate must take the ConfigMap (envFrom), as the services do',
         'migrate/migrate-job.yaml Job/chat-migrate: container migrate has no DATABASE_POOLER: behind a transaction pooler the migration must know it, as every service does',
         'migrate/migrate-job.yaml Job/chat-migrate: container migrate takes DATABASE_URL from Secret repo-chat-secrets, which the Deployments read: the DDL role\'s URL belongs in a Secret of the Job\'s own',
+        'migrate/migrate-job.yaml Job/chat-migrate: container migrate needs MIGRATION_LOCK_TIMEOUT_MS between 1 and 30000: a DDL statement waiting for a lock holds every query of its table behind it',
       ]);
     });
+
+    it('storm absorption: the gateway\'s open rate left to its default', () => {
+      expect(beforeIssues).to.include('stream-gateway.yaml Deployment/stream-gateway: container stream-gateway must set GATEWAY_STREAM_OPENS_PER_SECOND and GATEWAY_STREAM_OPEN_BURST (ConfigMap): the pod\'s open rate is what absorbs a reconnect storm');
+    });
+  });
+
+  it('refuses a migration Job through the transaction pooler, and a lock timeout that is no safeguard', () => {
+    const pooled = withChange(docs, 'Job', 'chat-migrate', (j) => {
+      const env = j.spec.template.spec.containers[0].env as Array<{ name: string }>;
+      j.spec.template.spec.containers[0].env = env.filter((e) => e.name !== 'DATABASE_POOLER');
+    });
+    expect(messages(pooled)).to.include('migrate/migrate-job.yaml Job/chat-migrate: container migrate migrates through a transaction pooler (DATABASE_POOLER "transaction"): set "none" in its env and point its DATABASE_URL at PostgreSQL itself, since a migration outside a transaction needs one session');
+    const patient = withChange(docs, 'Job', 'chat-migrate', (j) => {
+      j.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'MIGRATION_LOCK_TIMEOUT_MS').value = '600000';
+    });
+    expect(messages(patient)).to.include('migrate/migrate-job.yaml Job/chat-migrate: container migrate needs MIGRATION_LOCK_TIMEOUT_MS between 1 and 30000: a DDL statement waiting for a lock holds every query of its table behind it');
+  });
+
+  it('refuses an open rate too low for the survivors of a lost gateway, and a burst below it', () => {
+    const slow = withChange(docs, 'ConfigMap', 'repo-chat-config', (c) => {
+      c.data.GATEWAY_STREAM_OPENS_PER_SECOND = '200';
+      c.data.GATEWAY_STREAM_OPEN_BURST = '100';
+    });
+    expect(messages(slow)).to.include.members([
+      'stream-gateway.yaml Deployment/stream-gateway: container stream-gateway: GATEWAY_STREAM_OPEN_BURST 100 is below GATEWAY_STREAM_OPENS_PER_SECOND 200: a quiet pod could not admit one second\'s opens at once',
+      'stream-gateway.yaml Deployment/stream-gateway: container stream-gateway: GATEWAY_STREAM_OPENS_PER_SECOND 200 lets 4 pods take a lost pod\'s 16000 streams in 20 s, above 10 s',
+    ]);
+  });
+
+  it('refuses a Dockerfile whose base image is a tag without a digest', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'repo-root-'));
+    const dockerfile = await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    await writeFile(join(root, 'Dockerfile'), dockerfile.replace(/^ARG NODE_IMAGE=.*$/m, 'ARG NODE_IMAGE=node:20-bookworm-slim'));
+    expect(messages(docs, root)).to.include('Dockerfile: FROM ${NODE_IMAGE} is node:20-bookworm-slim, a mutable tag: pin the base image by digest (node:20-bookworm-slim@sha256:<digest>)');
+    await writeFile(join(root, 'Dockerfile'), 'FROM node:20@sha256:' + 'a'.repeat(64) + ' AS build\nFROM build AS runtime\n');
+    expect(messages(docs, root).filter((m) => m.startsWith('Dockerfile'))).to.deep.equal([]);
   });
 
   it('refuses a kustomization that lists the Secret template', async () => {

@@ -35,6 +35,12 @@ export function quantity(value: string | number | undefined): number {
   return factor === undefined ? Number.NaN : Number(match[1]) * factor;
 }
 
+/** A lock wait above this is no safeguard: a table's queries would queue behind the DDL that long. */
+const MAX_MIGRATION_LOCK_TIMEOUT_MS = 30_000;
+/** The others that take a lost gateway's streams, and the time they take it in (docs/operations.md "Headroom"). */
+const LOST_POD_SURVIVORS = 4;
+const LOST_POD_RECONNECT_S = 10;
+
 const componentOf = (object: KubeObject) => object.metadata?.labels?.['app.kubernetes.io/component'] ?? '';
 
 function deployments(ctx: RuleContext) {
@@ -182,8 +188,12 @@ export const poolSumDocumented: Rule = (ctx) => {
 
 /**
  * Only the migration Job changes the schema: every Deployment that connects to PostgreSQL runs with
- * MIGRATE_ON_START=false; the Job takes the ConfigMap (its DATABASE_POOLER) and its DATABASE_URL
- * from a Secret no Deployment reads (the DDL role, which no long-running pod holds).
+ * MIGRATE_ON_START=false; the Job takes the ConfigMap and its DATABASE_URL from a Secret no
+ * Deployment reads (the DDL role, which no long-running pod holds). It connects to PostgreSQL
+ * directly (DATABASE_POOLER=none): a migration outside a transaction (CREATE INDEX CONCURRENTLY)
+ * needs one session, and a long index build would meet the pooler's query timeout. Its statements
+ * give up on a lock after MIGRATION_LOCK_TIMEOUT_MS, set explicitly, so a schema change never
+ * queues a table's queries behind a long transaction for longer than that.
  */
 export const migrationsFromTheJobOnly: Rule = (ctx) => {
   const issues: Issue[] = [];
@@ -202,12 +212,77 @@ export const migrationsFromTheJobOnly: Rule = (ctx) => {
       const env = containerEnv(ctx, c);
       if (!(c.envFrom ?? []).some((f) => f.configMapRef)) issues.push(issueFor(file, object, `container ${c.name} must take the ConfigMap (envFrom), as the services do`));
       if (typeof env.get('DATABASE_POOLER') !== 'string') issues.push(issueFor(file, object, `container ${c.name} has no DATABASE_POOLER: behind a transaction pooler the migration must know it, as every service does`));
+      else if (env.get('DATABASE_POOLER') !== 'none') {
+        issues.push(issueFor(file, object, `container ${c.name} migrates through a transaction pooler (DATABASE_POOLER ${JSON.stringify(env.get('DATABASE_POOLER'))}): set "none" in its env and point its DATABASE_URL at PostgreSQL itself, since a migration outside a transaction needs one session`));
+      }
+      const lockTimeout = Number(env.get('MIGRATION_LOCK_TIMEOUT_MS'));
+      if (!(Number.isInteger(lockTimeout) && lockTimeout > 0 && lockTimeout <= MAX_MIGRATION_LOCK_TIMEOUT_MS)) {
+        issues.push(issueFor(file, object, `container ${c.name} needs MIGRATION_LOCK_TIMEOUT_MS between 1 and ${MAX_MIGRATION_LOCK_TIMEOUT_MS}: a DDL statement waiting for a lock holds every query of its table behind it`));
+      }
       const url = env.get('DATABASE_URL');
       if (url === undefined || typeof url === 'string') issues.push(issueFor(file, object, `container ${c.name} must take DATABASE_URL from a Secret (the DDL role)`));
       else if (runtimeSecrets.has(url.secret)) {
         issues.push(issueFor(file, object, `container ${c.name} takes DATABASE_URL from Secret ${url.secret}, which the Deployments read: the DDL role's URL belongs in a Secret of the Job's own`));
       }
     }
+  }
+  return issues;
+};
+
+/**
+ * A gateway pod admits stream opens at a rate of its own, set explicitly, so that an unplanned loss
+ * of a pod cannot flood the others with more opens (each a token check, a core call and leases) than
+ * they serve while keeping their own streams; and the rate still lets a lost pod's streams (the
+ * autoscaler's target) reconnect on LOST_POD_SURVIVORS others within LOST_POD_RECONNECT_S.
+ */
+export const gatewayOpenRateSet: Rule = (ctx) => {
+  const issues: Issue[] = [];
+  for (const { file, object, pod } of deployments(ctx).filter((d) => componentOf(d.object) === 'stream-gateway')) {
+    const target = targetStreamsPerPod(ctx, object.metadata?.name ?? '');
+    for (const c of pod.containers) {
+      const env = containerEnv(ctx, c);
+      const rate = Number(env.get('GATEWAY_STREAM_OPENS_PER_SECOND'));
+      const burst = Number(env.get('GATEWAY_STREAM_OPEN_BURST'));
+      if (!(Number.isInteger(rate) && rate > 0) || !(Number.isInteger(burst) && burst > 0)) {
+        issues.push(issueFor(file, object, `container ${c.name} must set GATEWAY_STREAM_OPENS_PER_SECOND and GATEWAY_STREAM_OPEN_BURST (ConfigMap): the pod's open rate is what absorbs a reconnect storm`));
+        continue;
+      }
+      if (burst < rate) issues.push(issueFor(file, object, `container ${c.name}: GATEWAY_STREAM_OPEN_BURST ${burst} is below GATEWAY_STREAM_OPENS_PER_SECOND ${rate}: a quiet pod could not admit one second's opens at once`));
+      if (target !== undefined && rate * LOST_POD_SURVIVORS * LOST_POD_RECONNECT_S < target) {
+        issues.push(issueFor(file, object, `container ${c.name}: GATEWAY_STREAM_OPENS_PER_SECOND ${rate} lets ${LOST_POD_SURVIVORS} pods take a lost pod's ${target} streams in ${Math.ceil(target / (rate * LOST_POD_SURVIVORS))} s, above ${LOST_POD_RECONNECT_S} s`));
+      }
+    }
+  }
+  return issues;
+};
+
+/** The HPA target of a Deployment's streams per pod, if it scales on them. */
+function targetStreamsPerPod(ctx: RuleContext, deployment: string): number | undefined {
+  const metric = hpaFor(ctx, deployment)?.spec.metrics?.find((m) => m.type === 'Pods');
+  const value = quantity(metric?.pods?.target?.averageValue);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * Every stage of the Dockerfile starts from an image pinned by digest (directly or through an ARG's
+ * default), so a rebuild of the same commit gets the same base, and a moved upstream tag cannot
+ * change what ships.
+ */
+export const baseImagePinned: Rule = (ctx) => {
+  const path = join(ctx.repoRoot, 'Dockerfile');
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  const args = new Map([...text.matchAll(/^ARG\s+(\w+)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+  const stages = new Set<string>();
+  const unpinned = new Set<string>();
+  const issues: Issue[] = [];
+  for (const match of text.matchAll(/^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?/gim)) {
+    const image = match[1]!.replace(/^\$\{?(\w+)\}?$/, (_, name: string) => args.get(name) ?? `$${name}`);
+    if (!stages.has(image) && !/@sha256:[0-9a-f]{64}$/.test(image) && !unpinned.has(image)) {
+      unpinned.add(image);
+      issues.push({ file: 'Dockerfile', message: `FROM ${match[1]} is ${image}, a mutable tag: pin the base image by digest (${image.split('@')[0]}@sha256:<digest>)` });
+    }
+    if (match[2]) stages.add(match[2]);
   }
   return issues;
 };

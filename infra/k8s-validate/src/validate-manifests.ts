@@ -4,7 +4,7 @@ import { noCredentialsInConfigMaps, oneNamespace, secretsArePlaceholders, secret
 import { ingressRoutesStreams, servicesResolve } from './routing-rules.ts';
 import { ingressRefusalsEnveloped } from './ingress-refusal-rules.ts';
 import { checkImagesByDigest, checkKustomizations } from './kustomization-rules.ts';
-import { budgetsEvictUnhealthy, configChangesRoll, gatewayHeadroom, migrationsFromTheJobOnly, poolSumDocumented, streamHoldersProtected } from './operability-rules.ts';
+import { baseImagePinned, budgetsEvictUnhealthy, configChangesRoll, gatewayHeadroom, gatewayOpenRateSet, migrationsFromTheJobOnly, poolSumDocumented, streamHoldersProtected } from './operability-rules.ts';
 import { addonsInTheirNamespace, podsMetricsServed } from './autoscaler-rules.ts';
 import { loadManifestTree } from './manifest-files.ts';
 import { buildContext, type Rule } from './rule-context.ts';
@@ -36,6 +36,8 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   configChangesRoll,
   poolSumDocumented,
   migrationsFromTheJobOnly,
+  gatewayOpenRateSet,
+  baseImagePinned,
 };
 
 export interface ValidationReport {

@@ -34,6 +34,9 @@ export type DatabaseTarget =
     }
   | { kind: 'pglite'; dataDir?: string };
 
+/** A statement without parameters on a held session, and its rows. */
+export type SessionQuery = (text: string) => Promise<Array<Record<string, unknown>>>;
+
 export interface Database {
   readonly kind: DatabaseTarget['kind'];
   readonly db: ChatDb;
@@ -41,6 +44,13 @@ export interface Database {
   readonly sql: SqlClient;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * Runs `work` on one connection held for it alone, for statements that share a session outside
+   * a transaction (migrations that PostgreSQL refuses inside one). Its session settings are reset
+   * before the connection serves anything else. Refused behind a transaction pooler, which has no
+   * session to hold.
+   */
+  session<T>(work: (query: SessionQuery) => Promise<T>): Promise<T>;
   /** A cheap round trip, for readiness probes. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -104,6 +114,20 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
     async exec(sql) {
       await pool.query(sql);
     },
+    async session(work) {
+      if (pooled) throw new Error('a migration outside a transaction needs a session: connect to PostgreSQL directly (DATABASE_POOLER=none), not through a transaction pooler');
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await work(async (text) => (await client.query(text)).rows);
+      } catch (err) {
+        broken = err as Error;
+        throw err;
+      } finally {
+        await client.query('RESET ALL').catch((err: Error) => (broken ??= err));
+        client.release(broken);
+      }
+    },
     async ping() {
       await pool.query('SELECT 1');
     },
@@ -124,6 +148,14 @@ export function pgliteDatabase(client: PgliteHandle, lock?: DataDirLock): Databa
     sql: pgliteSqlClient(client),
     async exec(sql) {
       await client.exec(sql);
+    },
+    async session(work) {
+      // One connection already: the settings are reset before anything else runs on it.
+      try {
+        return await work(async (text) => (await client.query<Record<string, unknown>>(text)).rows);
+      } finally {
+        await client.query('RESET ALL');
+      }
     },
     async ping() {
       await client.query('SELECT 1');

@@ -1,6 +1,6 @@
 export { openDatabase, databaseTargetFor, type Database, type DatabaseTarget, type ChatDb, type OpenDatabaseOptions } from './database.ts';
 export { lockDataDir, DataDirInUseError, LOCK_FOLDER_NAME, type DataDirLock, type OwnerRecord } from './data-dir-lock.ts';
-export { migrate, type MigrateResult } from './migrate.ts';
+export { migrate, MigrationLockTimeoutError, type MigrateOptions, type MigrateResult } from './migrate.ts';
 export { createStore, type Store } from './store.ts';
 export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';
 export type { MessageRepository } from './message.repository.ts';

@@ -94,11 +94,14 @@ for (const target of freshTargets) {
       expect(rowsOf(await database.db.execute(sql`SELECT chat_test_a_caller() AS n`))).to.deep.equal([{ n: 42 }]);
     });
 
-    it('fails on a broken function body, naming its file, and keeps nothing of that run', async () => {
+    it('fails on a broken function body, naming its file, and keeps none of the function files of that run', async () => {
       await writeFile(join(copy.sources.functionsDir, 'chat_test_broken.sql'), 'CREATE OR REPLACE FUNCTION chat_test_broken() RETURNS bigint\nLANGUAGE sql AS $$ SELECT count(*) FROM chat_no_such_table $$;\n');
       const err = await rejection(migrate(database, copy.sources));
       expect(err.message).to.equal('function file chat_test_broken.sql: relation "chat_no_such_table" does not exist');
-      expect(await tableExists(database, 'messages'), 'the migrations of that run').to.equal(false);
+      // Each migration committed on its own; the function files are one unit, rolled back whole.
+      expect(await tableExists(database, 'messages'), 'the migrations of that run').to.equal(true);
+      const recorded = (await tableExists(database, 'chat_functions')) ? rowsOf(await database.db.execute(sql`SELECT name FROM chat_functions`)) : [];
+      expect(recorded, 'the function files of that run').to.deep.equal([]);
     });
 
     it('fails on a function whose result changed, which needs a new name instead', async () => {

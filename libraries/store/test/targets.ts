@@ -90,6 +90,8 @@ export const testTargets: TestTarget[] = [
 /** A database nothing has migrated, and how to open more handles on it (PostgreSQL only). */
 export interface FreshDatabase {
   database: Database;
+  /** Its PostgreSQL URL; none on PGlite. */
+  url?: string;
   /** Another handle with its own connections, as another process would have; none on PGlite. */
   openAnother?: () => Promise<Database>;
   cleanup(): Promise<void>;
@@ -114,6 +116,7 @@ export const freshTargets: { name: string; open(): Promise<FreshDatabase> }[] = 
       };
       return {
         database: await openAnother(),
+        url: databaseUrlFor(schema),
         openAnother,
         async cleanup() {
           for (const handle of handles) await handle.close();
