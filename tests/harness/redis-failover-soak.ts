@@ -247,11 +247,15 @@ export async function runFailoverSoak(soak: FailoverSoak<SoakRedis>, options: Fa
   return result;
 }
 
-/** Waits until every API and gateway answers its readiness probe, which pings Redis through the backbone. */
+/**
+ * Waits until every API and gateway reports every dependency answering (`ready`, not `degraded`):
+ * the gateways' readiness pings Redis through the backbone.
+ */
 async function waitAllReady(cluster: GatewayCluster): Promise<void> {
   const deadline = Date.now() + 30_000;
+  const status = (url: string) => fetch(`${url}/readyz`).then(async (r) => ((await r.json()) as { status?: string }).status, () => undefined);
   for (const service of [...cluster.apis, ...cluster.gateways]) {
-    while ((await fetch(`${service.adminUrl}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+    while ((await status(service.adminUrl)) !== 'ready') {
       if (Date.now() > deadline) throw new Error(`${service.name} not ready within 30 s of the failover`);
       await sleep(100);
     }

@@ -9,6 +9,16 @@ import type { Registry } from 'prom-client';
 export interface ReadinessCheck {
   name: string;
   check(): Promise<void>;
+  /**
+   * A dependency every pod shares (PostgreSQL, Redis, core): once it has answered, its failure
+   * leaves the pod ready and `/readyz` says `degraded`. An outage of it fails every pod at once, so
+   * taking pods out of the Service would only move its requests to the proxy's own error answer,
+   * while a pod in the Service answers the precise 503 (`STORE_UNAVAILABLE`,
+   * `AUTHORIZATION_UNAVAILABLE`, `STREAM_UNAVAILABLE`) with `Retry-After`, serves what does not need
+   * it, and recovers the moment the dependency does, without a probe period's delay.
+   * @defaultValue false: the pod is ready only while it answers
+   */
+  shared?: boolean;
 }
 
 interface AdminServerOptions {
@@ -34,12 +44,14 @@ export interface AdminServer {
 
 /**
  * The admin port, kept apart from the public one: `/healthz` (the process is alive), `/readyz`
- * (every dependency answers; 503 otherwise, naming the failing ones as `failed` or `timeout` and
- * never with the error's text, which can carry hosts, user names or driver internals), `/metrics`
- * (Prometheus text format).
+ * (what this pod itself can serve: 503 while draining, while a check of its own fails, and until
+ * every shared dependency has answered once since start; a shared dependency failing after that
+ * gives 200 `degraded`; failing checks are named as `failed` or `timeout`, never with the error's
+ * text, which can carry hosts, user names or driver internals), `/metrics` (Prometheus text format).
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const timeoutMs = options.checkTimeoutMs ?? 2000;
+  const sharedSeen = new Set<string>();
   const server: Server = createLimitedServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const reply = (status: number, body: unknown, type = 'application/json') => {
@@ -49,7 +61,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     if (req.method !== 'GET') return reply(405, { status: 'method_not_allowed' });
     if (path === '/healthz') return reply(200, { status: 'ok' });
     if (path === '/readyz') {
-      void readiness(options, timeoutMs).then(({ ready, checks }) => reply(ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks }));
+      void readiness(options, timeoutMs, sharedSeen).then(({ status, checks }) => reply(status === 'not_ready' ? 503 : 200, { status, checks }));
       return;
     }
     if (path === '/metrics') {
@@ -75,8 +87,11 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   };
 }
 
-async function readiness(options: AdminServerOptions, timeoutMs: number) {
-  if (options.isDraining?.()) return { ready: false, checks: { draining: 'shutting down' } as Record<string, string> };
+type ReadinessStatus = 'ready' | 'degraded' | 'not_ready';
+
+/** `sharedSeen`: the shared dependencies that have answered since start. */
+async function readiness(options: AdminServerOptions, timeoutMs: number, sharedSeen: Set<string>): Promise<{ status: ReadinessStatus; checks: Record<string, string> }> {
+  if (options.isDraining?.()) return { status: 'not_ready', checks: { draining: 'shutting down' } };
   const results = await Promise.all(
     options.checks.map(async ({ name, check }) => {
       let timer: NodeJS.Timeout | undefined;
@@ -94,5 +109,11 @@ async function readiness(options: AdminServerOptions, timeoutMs: number) {
       }
     }),
   );
-  return { ready: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
+  const outcome = new Map(results);
+  for (const { name, shared } of options.checks) if (shared && outcome.get(name) === 'ok') sharedSeen.add(name);
+  const checks = Object.fromEntries(results);
+  const failing = options.checks.filter(({ name }) => outcome.get(name) !== 'ok');
+  if (failing.length === 0) return { status: 'ready', checks };
+  const blocking = failing.some(({ name, shared }) => !shared || !sharedSeen.has(name));
+  return { status: blocking ? 'not_ready' : 'degraded', checks };
 }

@@ -131,10 +131,12 @@ export async function assembleProcessResources(parts: ProcessResourcesParts): Pr
       observers.add(observer);
       return () => observers.delete(observer);
     },
+    // Shared by every pod: their outage degrades a pod's answers (503 with Retry-After) but leaves
+    // it in its Service (admin-server.ts, ReadinessCheck.shared).
     readinessChecks: () => [
-      { name: 'postgres', check: () => database.ping() },
-      { name: 'redis', check: () => backbone.ping() },
-      { name: 'core', check: () => core.ping() },
+      { name: 'postgres', shared: true, check: () => database.ping() },
+      { name: 'redis', shared: true, check: () => backbone.ping() },
+      { name: 'core', shared: true, check: () => core.ping() },
     ],
     async close() {
       await Promise.allSettled(opened.map((r) => r.close?.()));

@@ -2,7 +2,7 @@
  * The standalone stream gateway: `pnpm --filter @chat/stream-gateway start`. SIGTERM/SIGINT hand
  * every stream off over GATEWAY_DRAIN_MS, then the process exits.
  */
-import { createLimitedServer } from '@chat/http-server';
+import { connectionRoom, createLimitedServer } from '@chat/http-server';
 import { createLogger, startAdminServer } from '@chat/observability';
 import { openProcessResources } from '@chat/process-resources';
 import { loadConfigOrExit } from '@chat/service-config';
@@ -10,6 +10,9 @@ import { once } from 'node:events';
 import { loadGatewayConfig } from './config.ts';
 import { attachStreamFront } from './http/stream-front.ts';
 import { createGatewayRuntime } from './runtime.ts';
+
+/** The share of HTTP_MAX_CONNECTIONS above which the pod reports itself not ready. */
+const CONNECTION_READY_SHARE = 0.99;
 
 const config = loadConfigOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ name: 'stream-gateway', level: config.log.level });
@@ -25,7 +28,9 @@ const admin = await startAdminServer({
   host: config.admin.host,
   registry: gateway.metrics.registry,
   isDraining: () => draining,
-  checks: resources.readinessChecks(),
+  // Out of rotation a little before its connection cap, where new sockets would be closed; far
+  // above the autoscaler's target, so only a pod the fleet failed to relieve reaches it.
+  checks: [...resources.readinessChecks(), { name: 'connections', check: connectionRoom(server, Math.floor(config.http.limits.maxConnections * CONNECTION_READY_SHARE)) }],
   logger,
 });
 logger.info({ port: config.http.port, admin: admin.url, database: resources.database.kind, backbone: config.redis.url ? 'redis' : 'in-process' }, 'stream gateway listening');
