@@ -24,6 +24,12 @@ export interface BackboneEvent {
   seq: number;
   /** JSON payload, opaque to the backbone. */
   data: string;
+  /**
+   * The W3C `traceparent` of the span that published the event, when tracing is on (see
+   * `@chat/tracing`): a consumer's span of the event is its child. Absent from events published
+   * untraced and from those of publishers that predate it; readers take both.
+   */
+  traceparent?: string;
 }
 
 export interface DeliveredEvent extends BackboneEvent {

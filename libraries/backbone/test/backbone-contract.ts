@@ -88,6 +88,26 @@ export function runBackboneContract(name: string, factory: BackboneFactory): voi
       await sub.close();
     });
 
+    it("carries an event's traceparent to subscribers and consumer groups, and events without one stay without", async () => {
+      const backbone = await open();
+      const key = scope();
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const live: DeliveredEvent[] = [];
+      const grouped: DeliveredEvent[] = [];
+      const sub = await backbone.subscribe('mentions', (e) => live.push(e));
+      track(await backbone.consume({ channel: 'mentions', group: `g-${randomUUID()}`, consumer: 'c1', blockMs: 50 }, async (e) => void grouped.push(e)));
+      const [traced, untraced] = events('mentions', key, 1, 2) as [BackboneEvent, BackboneEvent];
+      // One call of one event and one of two: the single-event and the batched publish paths.
+      await backbone.publish([{ ...traced, traceparent }]);
+      await backbone.publish([untraced, { ...events('mentions', key, 3, 1)[0]!, traceparent }]);
+      await waitFor(() => live.length >= 3 && grouped.length >= 3, 5000, 'three events on both paths');
+      for (const received of [live, grouped]) {
+        expect(received.map((e) => e.traceparent)).to.deep.equal([traceparent, undefined, traceparent]);
+        expect('traceparent' in received[1]!, 'an untraced event has no traceparent field').to.equal(false);
+      }
+      await sub.close();
+    });
+
     it('fans out to several subscribers; closing one stops only that one', async () => {
       const backbone = await open();
       const key = scope();

@@ -5,6 +5,7 @@
  */
 export * from './fields.ts';
 export * from './nested.ts';
+export * from './tracing.ts';
 export { ConfigError, loadConfig, loadConfigOrExit, parseEnv, PLACEHOLDER_MARK } from './parse-env.ts';
 export { assertSafeOutsideDevelopment } from './production-safety.ts';
 export { renderConfigTable, replaceConfigTable, type ConfigSection } from './config-docs.ts';

@@ -14,6 +14,17 @@ describe('committed message events', () => {
     ]);
   });
 
+  it("carries the publish span's traceparent beside the data of both events, and untraced events have none", () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    expect(committedMessageEvents({ roomId: 'R1', seq: 4, messageId: 'M1', mentionsSomeone: true }, 'P', traceparent)).to.deep.equal([
+      { channel: 'messages', scopeKey: 'R1', seq: 4, data: 'P', traceparent },
+      { channel: 'mentions', scopeKey: 'R1', seq: 4, data: '{"messageId":"M1"}', traceparent },
+    ]);
+    expect(committedMessageEventsFromPayload('R1', 2, payload(), traceparent)[0]).to.include({ data: payload(), traceparent });
+    const [untraced] = committedMessageEvents({ roomId: 'R1', seq: 4, messageId: 'M1', mentionsSomeone: false }, 'P');
+    expect(untraced).to.not.have.property('traceparent');
+  });
+
   it('reads whether a stored payload mentions anyone, as the relay needs', () => {
     expect(committedMessageEventsFromPayload('R1', 2, payload()).map((e) => e.channel)).to.deep.equal(['messages']);
     expect(committedMessageEventsFromPayload('R1', 2, payload([])).map((e) => e.channel)).to.deep.equal(['messages']);

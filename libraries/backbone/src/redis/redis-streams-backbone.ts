@@ -88,7 +88,7 @@ export class RedisStreamsBackbone implements Backbone {
     // One pipeline per partition at most (one in all on a single node): Redis applies a partition's
     // XADDs in this order, and a scope lives in one partition, so per-scope order holds.
     const results = await this.guard(
-      execPerSlot(this.main, entries, (x) => x.key, (pipeline, { key, e }) => pipeline.xadd(key, '*', ...eventFields(e.scopeKey, e.seq, e.data))),
+      execPerSlot(this.main, entries, (x) => x.key, (pipeline, { key, e }) => pipeline.xadd(key, '*', ...eventFields(e.scopeKey, e.seq, e.data, e.traceparent))),
     );
     const failure = results.find(([err]) => err)?.[0];
     if (failure) throw streamUnavailable(failure);
@@ -100,7 +100,7 @@ export class RedisStreamsBackbone implements Backbone {
    */
   private async publishOne(e: BackboneEvent): Promise<void> {
     const key = this.keys.stream(e.channel, this.keys.partitionOf(e.scopeKey));
-    await this.guard(this.main.xadd(key, '*', ...eventFields(e.scopeKey, e.seq, e.data)));
+    await this.guard(this.main.xadd(key, '*', ...eventFields(e.scopeKey, e.seq, e.data, e.traceparent)));
   }
 
   async subscribe(channel: Channel, onEvent: (e: DeliveredEvent) => void, onError?: (err: Error) => void): Promise<Subscription> {
