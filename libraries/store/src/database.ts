@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { startPgliteThread, type PgliteHandle, type PgliteStartOptions } from './pglite-thread.ts';
 import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql-client.ts';
+import { pgPoolStats, type PoolStats } from './pool-stats.ts';
 
 export type ChatDb = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -53,6 +54,8 @@ export interface Database {
   session<T>(work: (query: SessionQuery) => Promise<T>): Promise<T>;
   /** A cheap round trip, for readiness probes. */
   ping(): Promise<void>;
+  /** The connection pool's occupancy now; undefined for the embedded database, which has no pool. */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
 }
 
@@ -131,6 +134,7 @@ function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): Da
     async ping() {
       await pool.query('SELECT 1');
     },
+    poolStats: () => pgPoolStats(pool, poolSize, sql.heldIdle),
     async close() {
       sql.close();
       await pool.end();
@@ -160,6 +164,7 @@ export function pgliteDatabase(client: PgliteHandle, lock?: DataDirLock): Databa
     async ping() {
       await client.query('SELECT 1');
     },
+    poolStats: () => undefined,
     async close() {
       await client.close();
       await lock?.release();

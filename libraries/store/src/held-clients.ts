@@ -24,6 +24,11 @@ export class HeldClients {
     private readonly keep: number,
   ) {}
 
+  /** Clients waiting here between statements: checked out of the pool, but free. */
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
   async acquire(): Promise<pg.PoolClient> {
     for (let client = this.idle.pop(); client !== undefined; client = this.idle.pop()) {
       if (!this.lost.has(client)) return client;

@@ -2,6 +2,7 @@ export { openDatabase, databaseTargetFor, type Database, type DatabaseTarget, ty
 export { lockDataDir, DataDirInUseError, LOCK_FOLDER_NAME, type DataDirLock, type OwnerRecord } from './data-dir-lock.ts';
 export { migrate, MigrationLockTimeoutError, type MigrateOptions, type MigrateResult } from './migrate.ts';
 export { createStore, type Store } from './store.ts';
+export type { PoolStats } from './pool-stats.ts';
 export { roomScopeKey, type RoomScope, type RoomRepository } from './room.repository.ts';
 export type { MessageRepository } from './message.repository.ts';
 export type { MessageSearchQuery, SearchHit, SearchOrder, SearchPage, SearchPosition } from './message-search.ts';

@@ -47,6 +47,8 @@ export interface PgSqlClientOptions {
 
 /** The PostgreSQL client; `close` hands its held clients back, before the pool is ended. */
 export interface PgSqlClient extends SqlClient {
+  /** Pool clients held between statements and free at this moment (see held-clients.ts). */
+  readonly heldIdle: number;
   close(): void;
 }
 
@@ -84,6 +86,9 @@ export function pgSqlClient(pool: pg.Pool, options: PgSqlClientOptions = {}): Pg
         // A connection that cannot even roll back is not handed to the next caller.
         client.release(broken);
       }
+    },
+    get heldIdle() {
+      return held.idleCount;
     },
     close: () => held.close(),
   };

@@ -4,3 +4,4 @@ export { ApiEnvSchema, apiEnvFields, apiServiceConfigOf, loadApiConfig, type Api
 export type { ApiDeps } from './deps.ts';
 export type { CommittedEntry, CommittedMessagePublisher } from './outbox/outbox.ts';
 export { listen, type RunningHttpServer } from './http-server.ts';
+export { createApiMetrics, type ApiMetrics } from './metrics.ts';

@@ -1,4 +1,4 @@
-import { createCoreCallHistogram, createHttpDurationHistogram } from '@chat/observability';
+import { createCoreCallHistogram, createHttpDurationHistogram, registerPoolMetrics, type PoolOccupancy } from '@chat/observability';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OutboxRepository } from '@chat/store';
 
@@ -10,9 +10,16 @@ export interface ApiMetrics {
   coreCalls: Histogram<'operation' | 'outcome'>;
 }
 
-export function createApiMetrics(options: { outbox?: OutboxRepository; defaultMetrics?: boolean } = {}): ApiMetrics {
+/**
+ * Creates the registry; the outbox depth and the database pool's occupancy (`poolStats`, see
+ * `registerPoolMetrics`) are read at scrape time.
+ */
+export function createApiMetrics(
+  options: { outbox?: OutboxRepository; poolStats?: () => PoolOccupancy | undefined; defaultMetrics?: boolean } = {},
+): ApiMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'chat_api_' });
+  registerPoolMetrics(registry, options.poolStats ?? (() => undefined));
   const outbox = options.outbox;
   if (outbox) {
     new Gauge({

@@ -55,7 +55,7 @@ export interface ApiRuntime {
 /** Wires the API's routes and use cases over the process's resources. */
 export function createApiRuntime(options: ApiRuntimeOptions): ApiRuntime {
   const { resources, logger } = options;
-  const metrics = options.metrics ?? createApiMetrics({ outbox: resources.store.outbox });
+  const metrics = options.metrics ?? createApiMetrics({ outbox: resources.store.outbox, poolStats: () => resources.database.poolStats() });
   const detach = resources.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
   const outbox = createOutbox({ store: resources.store, backbone: resources.backbone, logger });
   const publisher = outbox.publisher;

@@ -5,4 +5,4 @@ export { groupMentionTargets, type MentionTarget } from './domain/mention-target
 export { PoisonFanoutError } from './domain/poison-fanout-error.ts';
 export { FanoutProcessor, type FanoutOutcome, type FanoutProcessorSettings } from './workers/fanout-processor.ts';
 export { FanoutSweeper, type FanoutSweeperSettings } from './workers/fanout-sweeper.worker.ts';
-export type { NotifierMetrics } from './metrics.ts';
+export { createNotifierMetrics, type NotifierMetrics, type NotifierMetricSources } from './metrics.ts';

@@ -1,4 +1,5 @@
 import type { ConsumerStats } from '@chat/backbone';
+import { registerPoolMetrics, type PoolOccupancy } from '@chat/observability';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The notifier's own metrics registry (served on its admin port). */
@@ -14,16 +15,24 @@ export interface NotifierMetrics {
   webhookDeliveries: Counter<'outcome'>;
 }
 
-/**
- * Creates the metrics; `fanoutCounts` feeds the pending/dead gauges at scrape time (dead rows are the
- * dead letters operators look at).
- */
-export function createNotifierMetrics(
-  fanoutCounts: () => Promise<{ pending: number; dead: number }>,
-  consumerStats: () => Promise<ConsumerStats | undefined> = async () => undefined,
-  webhookCounts: () => Promise<{ lanesBehind: number; deadLetters: number }> = async () => ({ lanesBehind: 0, deadLetters: 0 }),
-): NotifierMetrics {
+/** What the notifier's gauges read at scrape time. */
+export interface NotifierMetricSources {
+  /** Mention fanout rows pending and dead (dead rows are the dead letters operators look at). */
+  fanoutCounts(): Promise<{ pending: number; dead: number }>;
+  /** The consumer group's numbers, once the consumer runs. @defaultValue none */
+  consumerStats?(): Promise<ConsumerStats | undefined>;
+  /** Webhook lanes behind and dead letters kept. @defaultValue none */
+  webhookCounts?(): Promise<{ lanesBehind: number; deadLetters: number }>;
+  /** The database pool's occupancy (see `registerPoolMetrics`). @defaultValue none */
+  poolStats?(): PoolOccupancy | undefined;
+}
+
+/** Creates the metrics; the gauges read `sources` at scrape time. */
+export function createNotifierMetrics(sources: NotifierMetricSources): NotifierMetrics {
+  const consumerStats = sources.consumerStats ?? (async () => undefined);
+  const webhookCounts = sources.webhookCounts ?? (async () => ({ lanesBehind: 0, deadLetters: 0 }));
   const registry = new Registry();
+  registerPoolMetrics(registry, () => sources.poolStats?.());
   new Gauge({
     name: 'chat_notifier_webhook_backlog',
     help: 'Webhook lanes with notifications not yet delivered (measure="lanes_behind"), and dead letters kept (measure="dead_letters")',
@@ -53,7 +62,7 @@ export function createNotifierMetrics(
     labelNames: ['state'],
     registers: [registry],
     async collect() {
-      const counts = await fanoutCounts();
+      const counts = await sources.fanoutCounts();
       this.set({ state: 'pending' }, counts.pending);
       this.set({ state: 'dead' }, counts.dead);
     },

@@ -96,11 +96,12 @@ export function createNotifierRuntime(options: NotifierRuntimeOptions): Notifier
   const clock = options.clock ?? (() => new Date());
   const { store, backbone, core, cursors } = options.resources;
   let consumer: Consumer | undefined;
-  const metrics = createNotifierMetrics(
-    () => store.mentionFanout.counts(),
-    async () => consumer?.stats(),
-    () => store.webhooks.counts(),
-  );
+  const metrics = createNotifierMetrics({
+    fanoutCounts: () => store.mentionFanout.counts(),
+    consumerStats: async () => consumer?.stats(),
+    webhookCounts: () => store.webhooks.counts(),
+    poolStats: () => store.database.poolStats(),
+  });
   const processor = new FanoutProcessor({ store, core, backbone, logger, clock }, settings.processor, metrics);
   const sweeper = new FanoutSweeper(store, processor, settings.sweeper, logger, clock);
   const webhookLog = logger.child({ component: 'webhooks' });

@@ -1,4 +1,5 @@
-import { createCoreCallHistogram, createHttpDurationHistogram } from '@chat/observability';
+import type { Channel } from '@chat/backbone';
+import { createCoreCallHistogram, createHttpDurationHistogram, registerPoolMetrics, type PoolOccupancy } from '@chat/observability';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StreamHub } from './domain/stream-hub.ts';
 import type { CloseReason } from './domain/stream-session.ts';
@@ -16,6 +17,27 @@ export interface GatewayMetrics {
   delivered(kind: StreamKind, from: 'store' | 'live'): void;
   /** A stream open refused by the process's open rate before it cost anything. */
   openThrottled(): void;
+  /**
+   * A live event written to every stream of its scope on this gateway, `seconds` after its commit
+   * (its `createdAt`): one sample per event and gateway, not per stream (see stream-hub.ts).
+   */
+  deliveredLive(kind: StreamKind, seconds: number): void;
+  /** A backbone entry read from `channel`, `seconds` after it was published. */
+  backboneRead(channel: Channel, seconds: number): void;
+}
+
+/**
+ * Buckets of the latency histograms: 5 ms to 10 s, with 1 s (the delivery objective: 99 % of live
+ * deliveries within 1 s of commit) and 0.5 s (the backbone lag objective) among the bounds, so the
+ * alerts read the share below them exactly.
+ */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface GatewayMetricsOptions {
+  /** Node's process metrics (`chat_gateway_process_*`, `chat_gateway_nodejs_*`). @defaultValue true */
+  defaultMetrics?: boolean;
+  /** The database pool's occupancy (see `registerPoolMetrics`). @defaultValue none */
+  poolStats?: () => PoolOccupancy | undefined;
 }
 
 /**
@@ -23,9 +45,27 @@ export interface GatewayMetrics {
  * carry handoffs (`rotation`, `shutdown`), reauthorizations (`access_revoked`,
  * `authorization_unavailable`, `token_expiring`) and slow-consumer closes (`slow_consumer`).
  */
-export function createGatewayMetrics(hub: () => StreamHub | undefined, options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
+export function createGatewayMetrics(hub: () => StreamHub | undefined, options: GatewayMetricsOptions = {}): GatewayMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'chat_gateway_' });
+  registerPoolMetrics(registry, options.poolStats ?? (() => undefined));
+  const deliveryLatency = new Histogram({
+    name: 'chat_gateway_delivery_latency_seconds',
+    help: "Commit to client: from a live event's commit (its createdAt) to its write to the last of this gateway's streams of its scope; one sample per event and gateway, by kind",
+    labelNames: ['kind'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const backboneLag = new Histogram({
+    name: 'chat_gateway_backbone_lag_seconds',
+    help: 'Backbone lag: from an entry\'s publish (its Redis entry ID) to this gateway reading it, by channel',
+    labelNames: ['channel'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  // Label objects made once: a sample per event must not allocate one.
+  const kindLabels = { message: { kind: 'message' }, notification: { kind: 'notification' } } as const;
+  const channelLabels = { messages: { channel: 'messages' }, mentions: { channel: 'mentions' }, notifications: { channel: 'notifications' } } as const;
   const opened = new Counter({ name: 'chat_gateway_streams_opened_total', help: 'Streams opened, by kind.', labelNames: ['kind'], registers: [registry] });
   const closed = new Counter({
     name: 'chat_gateway_streams_closed_total',
@@ -85,6 +125,8 @@ export function createGatewayMetrics(hub: () => StreamHub | undefined, options: 
     streamOpened: (kind) => opened.inc({ kind }),
     streamClosed: (kind, reason) => closed.inc({ kind, reason }),
     openThrottled: () => throttled.inc(),
+    deliveredLive: (kind, seconds) => deliveryLatency.observe(kindLabels[kind], seconds),
+    backboneRead: (channel, seconds) => backboneLag.observe(channelLabels[channel], seconds),
     delivered: (kind, from) => {
       (from === 'live' ? liveTally[kind] : deliveryTally(kind, from)).count += 1;
     },

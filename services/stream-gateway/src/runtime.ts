@@ -38,8 +38,9 @@ export interface GatewayRuntime {
 export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRuntime {
   const { resources, logger } = options;
   const settings = resolveEngineSettings(options.engine);
-  const hub = new StreamHub({ backbone: resources.backbone, logger, ordering: settings, tickMs: settings.tickMs });
-  const metrics = createGatewayMetrics(() => hub);
+  // The metrics read the hub at scrape time, and the hub records into them.
+  const metrics = createGatewayMetrics(() => hub, { poolStats: () => resources.database.poolStats() });
+  const hub: StreamHub = new StreamHub({ backbone: resources.backbone, logger, ordering: settings, tickMs: settings.tickMs, metrics });
   const detach = resources.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
   const engine: StreamEngine = {
     hub,

@@ -28,6 +28,16 @@ describe('FanoutQueue (live deliveries in slices)', () => {
     expect(got.filter((g) => g !== 'other work')).to.deep.equal(targets.map((t) => `x${t}`));
   });
 
+  it('tells once per event that it reached every target, after the last of them, across slices', async () => {
+    const got: string[] = [];
+    const queue = new FanoutQueue<number, string>((target, event) => got.push(`${event}${target}`), 3, undefined, (event, targets) => got.push(`${event} settled on ${targets.length}`));
+    queue.push([1, 2, 3, 4, 5], 'x');
+    queue.push([1], 'y');
+    expect(got).to.deep.equal(['x1', 'x2', 'x3']);
+    while (queue.backlog > 0) await turn();
+    expect(got).to.deep.equal(['x1', 'x2', 'x3', 'x4', 'x5', 'x settled on 5', 'y1', 'y settled on 1']);
+  });
+
   it('keeps every target’s events in the order they were queued, across slices and jobs', async () => {
     const byTarget = new Map<number, number[]>();
     const queue = new FanoutQueue<number, number>((target, event) => byTarget.set(target, [...(byTarget.get(target) ?? []), event]), 5);

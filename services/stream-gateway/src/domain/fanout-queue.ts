@@ -28,6 +28,8 @@ export class FanoutQueue<S, E> {
     private readonly sliceSize = 256,
     /** Deliveries that may wait before a push delivers them all at once. @defaultValue 16 slices */
     private readonly maxBacklog = sliceSize * 16,
+    /** Told when an event has gone to every one of its targets (once per push). @defaultValue none */
+    private readonly settled?: (event: E, targets: readonly S[]) => void,
   ) {}
 
   /** Queues `event` for `targets` (copied now) and delivers at once what the rules above allow. */
@@ -58,7 +60,10 @@ export class FanoutQueue<S, E> {
           this.pending -= 1;
           this.deliver(job.targets[job.next++]!, job.event);
         }
-        if (job.next === job.targets.length) this.jobs[this.head++] = undefined as never;
+        if (job.next === job.targets.length) {
+          this.jobs[this.head++] = undefined as never;
+          this.settled?.(job.event, job.targets);
+        }
       }
     } finally {
       this.running = false;

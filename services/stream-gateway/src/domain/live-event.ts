@@ -1,3 +1,4 @@
+import { commitTimeOf } from './commit-time.ts';
 import { EncodedFrame } from './encoded-frame.ts';
 import { durableFrame } from './sse-frame.ts';
 import type { StreamSource } from './stream-source.ts';
@@ -31,6 +32,11 @@ export class LiveEvent {
   partitionIn(source: Pick<StreamSource, 'partitionOf'>): string | undefined {
     if (this.partition === undefined && !this.fromStore) this.partition = source.partitionOf?.(this.payload);
     return this.partition;
+  }
+
+  /** The event's commit time (epoch ms), read from its payload; asked once per event, for the delivery latency. */
+  committedAtMs(): number | undefined {
+    return commitTimeOf(this.payload);
   }
 
   /** The encoded frame of the payload as the event's data; built once, shared by every stream of the scope. */

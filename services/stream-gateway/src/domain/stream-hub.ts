@@ -33,6 +33,14 @@ export interface StreamHubOptions {
   tickMs?: number;
   /** @defaultValue Date.now */
   now?: () => number;
+  /** Where the backbone lag and the delivery latency are recorded (the gateway's metrics). @defaultValue nowhere */
+  metrics?: HubMetrics;
+}
+
+/** What the hub records: each backbone entry's lag, and each live event's latency from its commit. */
+export interface HubMetrics {
+  backboneRead(channel: Channel, seconds: number): void;
+  deliveredLive(kind: 'message' | 'notification', seconds: number): void;
 }
 
 /** Counts for tests, probes and metrics. */
@@ -98,7 +106,12 @@ export class StreamHub {
   constructor(private readonly options: StreamHubOptions) {
     this.tickMs = options.tickMs ?? 1000;
     this.now = options.now ?? Date.now;
-    this.fanout = new FanoutQueue((session, live) => this.deliverTo(session, live));
+    this.fanout = new FanoutQueue(
+      (session, live) => this.deliverTo(session, live),
+      undefined,
+      undefined,
+      (live, sessions) => this.deliveredToScope(live, sessions[0]!.source.channel),
+    );
   }
 
   /**
@@ -217,7 +230,21 @@ export class StreamHub {
   }
 
   private dispatch(event: DeliveredEvent): void {
+    // An entry ID starts with the milliseconds of its publish (`<ms>-<n>`): parseInt reads them.
+    this.options.metrics?.backboneRead(event.channel, Math.max(0, this.now() - parseInt(event.entryId, 10)) / 1000);
     this.scopes.get(event.channel)?.get(event.scopeKey)?.orderer.accept(event.seq, event.data);
+  }
+
+  /**
+   * A live event has been written to every stream of its scope here: one latency sample per event
+   * and gateway, taken at the last of those writes (the slowest of its streams in this process),
+   * not one per stream, which would cost a scope of thousands of streams thousands of samples.
+   */
+  private deliveredToScope(live: LiveEvent, channel: Channel): void {
+    const metrics = this.options.metrics;
+    const committedAt = metrics && live.committedAtMs();
+    if (committedAt === undefined) return;
+    metrics!.deliveredLive(channel === 'messages' ? 'message' : 'notification', Math.max(0, this.now() - committedAt) / 1000);
   }
 
   private deliverTo(session: HubSession, live: LiveEvent): void {
