@@ -28,13 +28,15 @@ export async function listReadableRepositories(core: CoreClient, principal: Veri
 
 /**
  * The access steps of a route on the caller's own data: verifies the bearer token (either scheme of
- * spec section 5), then asks core once for the repositories the caller may read.
+ * spec section 5) and tells `authenticated` whom it speaks for, then asks core once for the
+ * repositories the caller may read.
  */
 export async function decidePrincipalAccess(
   deps: { tokens: TokenVerifier; core: CoreClient },
-  request: { headers: IncomingHttpHeaders; requestId: string },
+  request: { headers: IncomingHttpHeaders; requestId: string; authenticated?: (principal: VerifiedPrincipal) => void },
 ): Promise<PrincipalAccess> {
   const principal = await deps.tokens.verify(request.headers.authorization);
+  request.authenticated?.(principal);
   const readable = await listReadableRepositories(deps.core, principal, { requestId: request.requestId });
   return { principal, readable };
 }

@@ -27,17 +27,19 @@ function parseScope(params: Record<string, string>): RequestScope {
 }
 
 /**
- * The access steps of a route on a room scope, in order. Verifies the bearer token (either scheme of spec section 5), reads the scope, then asks core, live,
+ * The access steps of a route on a room scope, in order. Verifies the bearer token (either scheme of
+ * spec section 5) and tells `authenticated` whom it speaks for, reads the scope, then asks core, live,
  * whether the caller may `action` on it (for a branch core also checks that the branch belongs to the
  * repository). Core is asked before any room lookup, so a denial looks the same whether or not the
  * room exists.
  */
 export async function decideScopeAccess(
   deps: { tokens: TokenVerifier; core: CoreClient },
-  request: { headers: IncomingHttpHeaders; params: Record<string, string>; requestId: string },
+  request: { headers: IncomingHttpHeaders; params: Record<string, string>; requestId: string; authenticated?: (principal: VerifiedPrincipal) => void },
   action: 'read' | 'write',
 ): Promise<ScopeAccess> {
   const principal = await deps.tokens.verify(request.headers.authorization);
+  request.authenticated?.(principal);
   const scope = parseScope(request.params);
   const access = await authorizeScope(
     deps.core,

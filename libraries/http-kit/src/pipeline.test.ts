@@ -159,7 +159,7 @@ describe('the route pipeline', () => {
     await new Promise((r) => setTimeout(r, 20));
     const access = lines.filter((l) => l.msg === 'request');
     expect(access).to.have.length(1);
-    expect(access[0]).to.include({ requestId: 'line-check', operation: '/v1/things/:thingId', status: 200, method: 'GET' });
+    expect(access[0]).to.include({ requestId: 'line-check', route: '/v1/things/:thingId', status: 200, method: 'GET' });
     expect(JSON.stringify(lines)).not.to.contain('secret-token-value').and.not.to.contain('secret-cursor');
     const samples = (await registry.getSingleMetricAsString('test_http_duration')).split('\n');
     expect(samples.some((l) => l.startsWith('test_http_duration_count{operation="/v1/things/:thingId",method="GET",status="200"}'))).to.equal(true);

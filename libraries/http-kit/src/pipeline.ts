@@ -1,10 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { AppError } from '@chat/contracts';
-import { logWhenClosed } from './access-log.ts';
+import { logWhenClosed, type AccessRecord } from './access-log.ts';
 import { readJsonBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
-import type { PrincipalRoute, Route, RouteAnswer, RouteRequest, RouteServices, RouteTable, ScopedRoute } from './route.ts';
+import type { AccessRequest, PrincipalRoute, Route, RouteAnswer, RouteRequest, RouteServices, RouteTable, ScopedRoute } from './route.ts';
 import { RouteMatcher, type RouteLookup } from './route-match.ts';
 import { writeError, writeJson, writeNoContent } from './write.ts';
 
@@ -32,11 +32,12 @@ export interface RoutePipeline {
 
 /**
  * Serves the routes of `tables` (one per service in the process) through one pipeline, in this order:
- * the access log (written when the response closes), the request ID, `Cache-Control: no-store`, the
- * route (404, or 405 with `Allow`), then for a scoped route the token, the scope and core's live
- * decision (for a principal route the token and core's live answer of what the caller may read),
- * then the JSON body, then the handler, whose answer is written as JSON; every error is
- * written by {@link writeError} in the spec's envelope. A stream route's handler keeps the response;
+ * the access log (written when the response closes, with the principal once its token is verified
+ * and the code of any error envelope; a stream's latency sample is its time to first byte), the
+ * request ID, `Cache-Control: no-store`, the route (404, or 405 with `Allow`), then for a scoped
+ * route the token, the scope and core's live decision (for a principal route the token and core's
+ * live answer of what the caller may read), then the JSON body, then the handler, whose answer is
+ * written as JSON; every error is written by {@link writeError} in the spec's envelope. A stream route's handler keeps the response;
  * the pipeline then lets go of the request's headers.
  *
  * `no-store` is set here, once, for every answer (JSON, error envelope or a handler's own): each is
@@ -65,7 +66,7 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
     const { requestId, malformed } = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
-    logWhenClosed(req, res, services, { operation, requestId });
+    const access = logWhenClosed(req, res, services, { route: operation, requestId });
     try {
       // A path no table declares is the fallback's to answer, under a new ID if need be.
       const replaces = table ? table.malformedRequestId === 'replace' : options.notFound !== undefined;
@@ -82,17 +83,18 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
         res.setHeader('Allow', allow);
         throw new AppError('REQUEST_INVALID', `This path accepts only ${allow}.`, { status: 405 });
       }
-      const answer = await handle(found, { req, res, requestId, services });
+      const answer = await handle(found, { req, res, requestId, services, access });
       if (answer) {
         if (answer.status === 204) writeNoContent(res);
         else writeJson(res, answer.status, answer.body);
       }
       else if ((route as ScopedRoute | PrincipalRoute).stream && res.headersSent) {
+        access.firstByteSent();
         req.headers = NO_HEADERS;
         req.rawHeaders = NO_RAW_HEADERS;
       }
     } catch (err) {
-      writeError(services.logger, { method, operation, requestId }, res, err);
+      access.code = writeError(services.logger, { method, operation, requestId }, res, err);
     }
   }
 
@@ -112,9 +114,9 @@ function isStream(route: Route): boolean {
 /** Decodes the path parameters, reads the query, runs the access steps and the body, and calls the handler. */
 async function handle(
   found: Extract<RouteLookup, { kind: 'route' }>,
-  context: { req: IncomingMessage; res: ServerResponse; requestId: string; services: RouteServices },
+  context: { req: IncomingMessage; res: ServerResponse; requestId: string; services: RouteServices; access: AccessRecord },
 ): Promise<RouteAnswer> {
-  const { req, res, requestId, services } = context;
+  const { req, res, requestId, services, access } = context;
   const { route, names } = found.compiled;
   const params: Record<string, string> = {};
   for (let i = 0; i < names.length; i += 1) params[names[i]!] = decodeParam(found.rawParams[i]!);
@@ -131,7 +133,14 @@ async function handle(
     },
   };
   if (route.access === 'public') return route.handle(request);
-  const accessRequest = { headers: req.headers, params, requestId };
+  const accessRequest: AccessRequest = {
+    headers: req.headers,
+    params,
+    requestId,
+    authenticated: (principal) => {
+      access.principal = { kind: principal.kind, id: principal.id };
+    },
+  };
   const decision =
     route.access === 'principal' ? await services.access!.decidePrincipal!(accessRequest) : await services.access!.decide(accessRequest, route.access);
   const body = route.body === 'json' ? await readJsonBody(req, services.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) : undefined;

@@ -30,6 +30,11 @@ export interface AccessRequest {
   headers: IncomingHttpHeaders;
   params: Record<string, string>;
   requestId: string;
+  /**
+   * To be told who the bearer token speaks for as soon as it is verified, before any decision: the
+   * access log names the principal (its kind and ID only), refused requests included.
+   */
+  authenticated(principal: { kind: string; id: string }): void;
 }
 
 /**
