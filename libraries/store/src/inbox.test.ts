@@ -180,6 +180,32 @@ for (const target of testTargets) {
       expect(await store.mentionFanout.claimNext(roomId, lease)).to.equal(null);
     });
 
+    it('requeues dead rows by message, by room or all, as rows nobody has tried, and leaves live rows alone', async function () {
+      const old = new Date(Date.now() - 60_000);
+      const lease = { now: new Date(), leaseMs: 10_000 };
+      const kill = async (id: string) => {
+        await store.mentionFanout.claim(id, lease);
+        await store.mentionFanout.fail(id, { retryAt: new Date(Date.now() + 60_000), error: 'core said no', maxAttempts: 1 });
+      };
+      const [a, b] = [await fanoutRow(store, owner.repositoryId, old), await fanoutRow(store, owner.repositoryId, old)];
+      const roomId = (await store.mentionFanout.find(a))!.roomId;
+      await kill(a);
+      await kill(b);
+      const live = await fanoutRow(store, ulid(), old);
+      expect(await store.mentionFanout.requeueDead({ messageIds: [a, live] }), 'only the dead one of the two').to.deep.equal([a]);
+      expect(await store.mentionFanout.find(a)).to.include({ dead: false, attempts: 0, lastError: 'core said no' });
+      expect((await store.mentionFanout.claimNext(roomId, { now: new Date(), leaseMs: 10_000 }))?.messageId, 'the requeued row is due now').to.equal(a);
+      await store.mentionFanout.complete(a);
+      expect(await store.mentionFanout.requeueDead({ roomId })).to.deep.equal([b]);
+      await store.mentionFanout.complete(b);
+      expect(await store.mentionFanout.requeueDead({ messageIds: [] })).to.deep.equal([]);
+      await kill(live);
+      const requeued = await store.mentionFanout.requeueDead({ all: true });
+      expect(requeued).to.include(live);
+      // Earlier tests' dead letters came back too: done with, they leave no due rows behind.
+      for (const id of requeued) await store.mentionFanout.complete(id);
+    });
+
     it('holds a room behind a head waiting for its retry, and hands the head out again when it is due', async function () {
       const old = new Date(Date.now() - 60_000);
       const [first, second] = [await fanoutRow(store, owner.repositoryId, old), await fanoutRow(store, owner.repositoryId, old)];

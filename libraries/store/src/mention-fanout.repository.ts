@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lte, or, sql } from 'drizzle-orm';
 import type { ChatDb } from './database.ts';
 import { mentionFanout, type MentionFanoutRow } from './mention-fanout.schema.ts';
 import type { MessageRow } from './schema.ts';
@@ -67,6 +67,13 @@ export interface MentionFanoutRepository {
   listPending(roomId: string, afterSeq: number, limit: number): Promise<MentionFanoutRow[]>;
   /** Dead rows, most recent first. */
   listDead(limit: number): Promise<MentionFanoutRow[]>;
+  /**
+   * Gives dead rows back to the workers, as rows nobody has tried (attempts 0, due now): those of
+   * `messageIds`, or of `roomId`, or every one (`all`). Their last error stays until the next
+   * attempt. Returns the message IDs requeued. A requeued row's notifications land at the end of
+   * their targets' inboxes, after the messages fanned out meanwhile.
+   */
+  requeueDead(which: { messageIds: string[] } | { roomId: string } | { all: true }): Promise<string[]>;
   /** Rows waiting (not dead) and dead rows, for metrics. */
   counts(): Promise<{ pending: number; dead: number }>;
 }
@@ -192,6 +199,21 @@ export function createMentionFanoutRepository(db: ChatDb): MentionFanoutReposito
       storeCall(() =>
         db.select().from(mentionFanout).where(eq(mentionFanout.dead, true)).orderBy(desc(mentionFanout.nextAttemptAt)).limit(limit),
       ),
+    requeueDead: (which) =>
+      storeCall(async () => {
+        const scope =
+          'messageIds' in which
+            ? inArray(mentionFanout.messageId, which.messageIds.length > 0 ? which.messageIds : [''])
+            : 'roomId' in which
+              ? eq(mentionFanout.roomId, which.roomId)
+              : sql`true`;
+        const rows = await db
+          .update(mentionFanout)
+          .set({ dead: false, attempts: 0, nextAttemptAt: sql`now()` })
+          .where(and(eq(mentionFanout.dead, true), scope))
+          .returning({ messageId: mentionFanout.messageId });
+        return rows.map((r) => r.messageId).sort();
+      }),
     counts: () =>
       storeCall(async () => {
         const [row] = await db
