@@ -1,11 +1,13 @@
 import { Batcher } from '@chat/batching';
 import { AppError } from '@chat/contracts';
+import type { CoreCallSpan } from '@chat/tracing';
 import type { AuthorizationDecision, AuthorizationRequest } from './core-contract.schema.ts';
 
-/** One chat request's authorization: what core decides on, and the request ID for its logs. */
+/** One chat request's authorization: what core decides on, the request ID for its logs, and its span (tracing on). */
 export interface AuthorizeCall {
   input: AuthorizationRequest;
   requestId?: string;
+  span?: CoreCallSpan | undefined;
 }
 
 /**

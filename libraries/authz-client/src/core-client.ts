@@ -1,4 +1,5 @@
 import { AppError } from '@chat/contracts';
+import { traceCoreCall, type CoreCallSpan } from '@chat/tracing';
 import { z } from 'zod';
 import { AuthorizeCoalescer, type AuthorizeCall } from './authorize-coalescer.ts';
 import { coreEndpoints } from './core-endpoints.ts';
@@ -135,8 +136,11 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     return result.data;
   }
 
-  function requestHeaders(callOptions: CallOptions | undefined): Record<string, string> {
-    return callOptions?.requestId === undefined ? {} : { 'x-request-id': callOptions.requestId };
+  /** `X-Request-Id` for core's logs, and the call's `traceparent` (tracing on) for core's trace. */
+  function requestHeaders(callOptions: CallOptions | undefined, span: CoreCallSpan | undefined): Record<string, string> {
+    const headers: Record<string, string> = callOptions?.requestId === undefined ? {} : { 'x-request-id': callOptions.requestId };
+    if (span !== undefined) headers.traceparent = span.traceparent;
+    return headers;
   }
 
   async function observed<T>(operation: CoreOperation, call: () => Promise<T>): Promise<T> {
@@ -153,12 +157,19 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
 
   async function sendAuthorizations(calls: AuthorizeCall[]): Promise<Array<AuthorizationDecision | Error>> {
     if (calls.length === 1) {
-      const [{ input, requestId }] = calls as [AuthorizeCall];
-      const response = await post(endpoints.authorize, input, requestHeaders({ ...(requestId === undefined ? {} : { requestId }) }));
+      const [{ input, requestId, span }] = calls as [AuthorizeCall];
+      const response = await post(endpoints.authorize, input, requestHeaders({ ...(requestId === undefined ? {} : { requestId }) }, span));
       return [validated(authorizationDecisionSchema, response, 'authorize')];
     }
     const requests = calls.map(({ input, requestId }) => (requestId === undefined ? input : { ...input, requestId }));
-    const response = await post(endpoints.authorizeBatch, { requests }, {});
+    // One HTTP call, one traceparent: the first traced authorization's. Each traced authorization's
+    // span tells how many the call carried.
+    let carried: CoreCallSpan | undefined;
+    for (const { span } of calls) {
+      span?.sharedBy(calls.length);
+      carried ??= span;
+    }
+    const response = await post(endpoints.authorizeBatch, { requests }, requestHeaders(undefined, carried));
     const { decisions } = validated(authorizeBatchAnswerSchema, response, 'authorize batch');
     if (decisions.length !== calls.length) throw unavailable(new Error(`core answered ${decisions.length} of ${calls.length} authorizations`));
     return decisions.map((decision) => {
@@ -175,15 +186,16 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
 
   const shares = new PrincipalShares(options.maxAuthorizationsPerPrincipal ?? 64);
 
-  const client: CoreClient = {
-    authorize: (input, callOptions) =>
+  /** Core's operations, each told its span (undefined while tracing is off). */
+  const client = {
+    authorize: (input: AuthorizationRequest, callOptions: CallOptions | undefined, span: CoreCallSpan | undefined) =>
       shares.run(`${input.principal.kind}:${input.principal.id}`, () =>
-        authorizations.submit({ input, ...(callOptions?.requestId === undefined ? {} : { requestId: callOptions.requestId }) }),
+        authorizations.submit({ input, span, ...(callOptions?.requestId === undefined ? {} : { requestId: callOptions.requestId }) }),
       ),
 
-    async resolveMentions(input, callOptions) {
+    async resolveMentions(input: MentionResolutionRequest, callOptions: CallOptions | undefined, span: CoreCallSpan | undefined): Promise<MentionResolution> {
       const { coreResourceToken, ...body } = input;
-      const headers = requestHeaders(callOptions);
+      const headers = requestHeaders(callOptions, span);
       if (coreResourceToken !== undefined) headers['x-core-resource-authorization'] = `Bearer ${coreResourceToken}`;
       const response = await post(endpoints.resolveMentions, body, headers);
       const errorCode = (response.body as { error?: { code?: unknown } } | undefined)?.error?.code;
@@ -200,13 +212,13 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     },
 
     // Shares the principal's bound with its authorizations: one token cannot flood core with either.
-    listRepositories: (input, callOptions) =>
-      shares.run(`${input.principal.kind}:${input.principal.id}`, async () => {
-        const response = await post(endpoints.principalRepositories, input, requestHeaders(callOptions), MAX_LISTING_RESPONSE_BYTES);
+    listRepositories: (input: RepositoryListingRequest, callOptions: CallOptions | undefined, span: CoreCallSpan | undefined) =>
+      shares.run(`${input.principal.kind}:${input.principal.id}`, async (): Promise<RepositoryListing> => {
+        const response = await post(endpoints.principalRepositories, input, requestHeaders(callOptions, span), MAX_LISTING_RESPONSE_BYTES);
         return validated(repositoryListingSchema, response, 'repository listing');
       }),
 
-    async ping() {
+    async ping(): Promise<void> {
       try {
         const response = await transport.send(endpoints.marketplaceJwks, { method: 'GET', timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES });
         if (response.status !== 200) throw new Error(`core key set answered ${response.status}`);
@@ -215,10 +227,12 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
       }
     },
   };
+  // The readiness probe's key-set fetch stays untraced: it serves no request.
+  const core = new URL(options.coreUrl);
   return {
-    authorize: (input, callOptions) => observed('authorize', () => client.authorize(input, callOptions)),
-    resolveMentions: (input, callOptions) => observed('resolveMentions', () => client.resolveMentions(input, callOptions)),
-    listRepositories: (input, callOptions) => observed('listRepositories', () => client.listRepositories(input, callOptions)),
+    authorize: (input, callOptions) => observed('authorize', () => traceCoreCall('authorize', core, (span) => client.authorize(input, callOptions, span))),
+    resolveMentions: (input, callOptions) => observed('resolveMentions', () => traceCoreCall('resolveMentions', core, (span) => client.resolveMentions(input, callOptions, span))),
+    listRepositories: (input, callOptions) => observed('listRepositories', () => traceCoreCall('listRepositories', core, (span) => client.listRepositories(input, callOptions, span))),
     ping: () => observed('ping', () => client.ping()),
   };
 }

@@ -1,3 +1,4 @@
+import type { CommitSpan } from '@chat/tracing';
 import type { RoomScope } from './room.repository.ts';
 import type { AppendRateLimit, PlacedBudget } from './append-rate-window.ts';
 import type { MessageRow, StoredMention } from './schema.ts';
@@ -61,6 +62,8 @@ export interface PendingAppend {
   options: AppendOptions;
   /** The budget the step counts against, placed at `options.now`, or the hold's. */
   budget: PlacedBudget | undefined;
+  /** The step's span in its request's trace; undefined while tracing is off. */
+  commit?: CommitSpan | undefined;
 }
 
 /** What the append statement answers for one step. */

@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
+import { startCommitSpan, type CommitSpan } from '@chat/tracing';
 import { AppendBatcher, type AppendBatcherOptions } from './append-batcher.ts';
 import { placeBudget } from './append-rate-window.ts';
-import type { AppendHold, AppendOptions, AppendOutcome, HoldOutcome, NewMessage, PendingAppend } from './message-append.types.ts';
+import type { AppendHold, AppendOptions, AppendOutcome, HoldOutcome, NewMessage, PendingAppend, StepOutcome } from './message-append.types.ts';
 import type { ChatDb } from './database.ts';
 import { appendBatch, ensureRooms } from './message-append.ts';
 import { searchMessages, type MessageSearchQuery, type SearchPage } from './message-search.ts';
@@ -51,6 +52,7 @@ export interface MessageRepository {
 export function createMessageRepository(db: ChatDb, sql: SqlClient, rateWindows: RateWindowRepository, batching: AppendBatcherOptions = {}): MessageRepository {
   const knownRooms = new KnownRooms();
   const batcher = new AppendBatcher(async (items) => {
+    for (const item of items) item.commit?.transactionStarted(items.length);
     // An append core calls sealed never creates its room (a room nobody wrote to stays virtual).
     const unknown = items.filter((item) => !item.options.sealedByCore && !knownRooms.has(roomScopeKey(item.scope)));
     if (unknown.length > 0) await ensureRooms(sql, unknown);
@@ -75,14 +77,16 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient, rateWindows:
   return {
     append: (scope, message, options) =>
       storeCall(async () => {
-        const outcome = await batcher.submit({ step: 'append', scope, message, options, budget: budgetOf(scope, message, options) });
+        const commit = startCommitSpan('append');
+        const outcome = await traced(commit, batcher.submit({ step: 'append', scope, message, options, budget: budgetOf(scope, message, options), commit }));
         if (outcome.kind === 'held') throw new Error('the append statement answered an append as held');
         return outcome;
       }),
     hold: (scope, message, options) =>
       storeCall(async () => {
         const budget = budgetOf(scope, message, options);
-        const outcome = await batcher.submit({ step: 'hold', scope, message, options, budget });
+        const commit = startCommitSpan('hold');
+        const outcome = await traced(commit, batcher.submit({ step: 'hold', scope, message, options, budget, commit }));
         if (outcome.kind === 'created') throw new Error('the append statement stored a held append');
         return outcome.kind === 'held' ? { kind: 'held', hold: holdOf(budget) } : outcome;
       }),
@@ -109,6 +113,18 @@ export function createMessageRepository(db: ChatDb, sql: SqlClient, rateWindows:
   };
 }
 
+/** The step's outcome, told to its span (when tracing is on) with the room and seq of a created message. */
+async function traced(commit: CommitSpan | undefined, outcome: Promise<StepOutcome>): Promise<StepOutcome> {
+  if (commit === undefined) return outcome;
+  try {
+    const settled = await outcome;
+    commit.end(settled.kind, settled.kind === 'created' ? { roomId: settled.message.roomId, seq: settled.message.seq } : undefined);
+    return settled;
+  } catch (err) {
+    commit.fail(err);
+    throw err;
+  }
+}
 
 /**
  * Scope keys of rooms this process has seen exist, so appends skip the create-if-missing statement.

@@ -1,6 +1,7 @@
 import type { Backbone } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxRepository } from '@chat/store';
+import { startPublishSpan, type PublishSpan } from '@chat/tracing';
 import { committedMessageEvents } from '@chat/wire-format';
 import type { CommittedEntry, CommittedMessagePublisher } from './outbox.types.ts';
 
@@ -9,9 +10,12 @@ import type { CommittedEntry, CommittedMessagePublisher } from './outbox.types.t
  * committed in the same tick go out as one backbone call, in commit order; their outbox rows are
  * deleted together with those of the next few ticks. If the process dies before either, or the
  * backbone is down, the entries stay and the relay publishes them (consumers drop a repeat by seq).
+ *
+ * With tracing on, each entry's publish is a span in its own request's trace (the request's span is
+ * active when the entry is handed over), and its events carry that span's traceparent.
  */
 export class AfterCommitPublisher implements CommittedMessagePublisher {
-  private pending: Array<CommittedEntry & { settle: () => void }> = [];
+  private pending: Pending[] = [];
   private scheduled = false;
   private published: number[] = [];
   private removalTimer: NodeJS.Timeout | undefined;
@@ -28,7 +32,7 @@ export class AfterCommitPublisher implements CommittedMessagePublisher {
   publishCommitted(entry: CommittedEntry): Promise<void> {
     let settle = () => undefined as void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
-    this.pending.push({ ...entry, settle });
+    this.pending.push({ ...entry, settle, publish: startPublishSpan('messages', entry.roomId, entry.seq) });
     if (this.scheduled) return settled;
     this.scheduled = true;
     setImmediate(() => {
@@ -54,10 +58,16 @@ export class AfterCommitPublisher implements CommittedMessagePublisher {
     await this.removing;
   }
 
-  private async publish(batch: Array<CommittedEntry & { settle: () => void }>): Promise<void> {
-    const events = batch.flatMap((e) => committedMessageEvents(e, e.payload));
-    await this.backbone.publish(events);
+  private async publish(batch: Pending[]): Promise<void> {
+    const events = batch.flatMap((e) => committedMessageEvents(e, e.payload, e.publish?.traceparent));
+    try {
+      await this.backbone.publish(events);
+    } catch (err) {
+      for (const e of batch) e.publish?.fail(err);
+      throw err;
+    }
     for (const e of batch) {
+      e.publish?.published(events.length);
       e.settle();
       this.published.push(e.outboxId);
     }
@@ -77,3 +87,6 @@ export class AfterCommitPublisher implements CommittedMessagePublisher {
       .catch((err: unknown) => this.logger.warn({ err, entries: ids.length }, 'outbox cleanup failed; the relay will publish these entries again'));
   }
 }
+
+/** An entry waiting for its turn's backbone call, with its publish span (undefined while tracing is off). */
+type Pending = CommittedEntry & { settle: () => void; publish: PublishSpan | undefined };

@@ -1,6 +1,7 @@
 import type { Backbone, BackboneEvent } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { OutboxEntry, OutboxRepository } from '@chat/store';
+import { startRelaySpan } from '@chat/tracing';
 import { committedMessageEventsFromPayload, storedMessageEvents } from '@chat/wire-format';
 import type { OutboxSettings } from './outbox.types.ts';
 import { PeriodicTask } from '../maintenance/periodic-task.ts';
@@ -37,7 +38,7 @@ export class OutboxRelay {
       const published = await this.outbox.duringRelayTurn(async (turn) => {
         const entries = await turn.listStale(new Date(this.clock().getTime() - this.settings.graceMs), this.settings.batchSize);
         if (entries.length > 0) {
-          await this.backbone.publish(entries.flatMap((e) => this.eventsOf(e)));
+          await this.publish(entries);
           await turn.remove(entries.map((e) => e.id));
         }
         return entries.length;
@@ -47,18 +48,33 @@ export class OutboxRelay {
     }
   }
 
+  /** One backbone call for a sweep's entries, in a trace of its own when tracing is on (the outbox keeps no request's trace). */
+  private async publish(entries: OutboxEntry[]): Promise<void> {
+    const relay = startRelaySpan(entries.length);
+    const events = entries.flatMap((e) => this.eventsOf(e, relay?.traceparent));
+    try {
+      await this.backbone.publish(events);
+    } catch (err) {
+      relay?.fail(err);
+      throw err;
+    }
+    relay?.published(events.length);
+  }
+
   /** A message entry is published as the API publishes it (with its `mentions` event, if any). */
-  private eventsOf(entry: OutboxEntry): BackboneEvent[] {
-    if (entry.message !== null) return storedMessageEvents(entry.message);
+  private eventsOf(entry: OutboxEntry, traceparent: string | undefined): BackboneEvent[] {
+    if (entry.message !== null) return storedMessageEvents(entry.message, traceparent);
     if (entry.channel === 'messages') {
       try {
-        return committedMessageEventsFromPayload(entry.scopeKey, entry.seq, entry.payload);
+        return committedMessageEventsFromPayload(entry.scopeKey, entry.seq, entry.payload, traceparent);
       } catch (err) {
         // Not ours to judge: the gateways get the entry as it is, and the sweeper still finds its mentions.
         this.logger.warn({ err, outboxId: entry.id }, 'outbox message payload unreadable; published without its mentions event');
       }
     }
-    return [{ channel: entry.channel, scopeKey: entry.scopeKey, seq: entry.seq, data: entry.payload }];
+    const event: BackboneEvent = { channel: entry.channel, scopeKey: entry.scopeKey, seq: entry.seq, data: entry.payload };
+    if (traceparent !== undefined) event.traceparent = traceparent;
+    return [event];
   }
 
   async stop(): Promise<void> {
