@@ -36,7 +36,7 @@ function servedName(series: string, name: { matches?: string; as?: string } | un
 }
 
 /** The rules of every add-on ConfigMap with a prometheus-adapter `config.yaml`. */
-function adapterRules(ctx: RuleContext): { rules: AdapterRule[]; issues: Issue[] } {
+export function adapterRules(ctx: RuleContext): { rules: AdapterRule[]; issues: Issue[] } {
   const rules: AdapterRule[] = [];
   const issues: Issue[] = [];
   for (const { file, object } of ctx.addons.filter((o) => o.object.kind === 'ConfigMap')) {

@@ -1,107 +1,105 @@
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { formatIssue, type ManifestDocument } from './issue.ts';
-import { INGRESS_REFUSALS, nginxSizeBytes, serviceStatuses } from './ingress-refusal-rules.ts';
+import { PROXY_REFUSALS, quantityBytes } from './ingress-refusal-rules.ts';
+import { serviceStatuses, specOperations } from './spec-operations.ts';
 import { committedDocuments, REPO_ROOT, withChange } from './test-support.ts';
-import { validateDocuments } from './validate-manifests.ts';
+import { validateDocuments, validateManifestDirectory } from './validate-manifests.ts';
 
 const messages = (docs: ManifestDocument[]) => validateDocuments(docs, REPO_ROOT).map(formatIssue);
-const A = 'nginx.ingress.kubernetes.io/';
+const BEFORE = fileURLToPath(new URL('../fixtures/k8s-before', import.meta.url));
+type Override = { match: { statusCodes: Array<{ value: number }> }; source?: string; response: Record<string, any> };
+const overrides = (p: Record<string, any>): Override[] => p.spec.responseOverride;
+const STREAMS = 'ingress-routes.yaml HTTPRoute/repo-chat-streams: BackendTrafficPolicy repo-chat-streams';
+const API = 'ingress-routes.yaml HTTPRoute/repo-chat-api: BackendTrafficPolicy repo-chat-requests';
 
-describe('ingress refusals rule', () => {
+describe('proxy refusals rule', () => {
   let docs: ManifestDocument[];
   before(async () => {
     docs = await committedDocuments();
   });
 
-  it('passes the committed manifests: both Ingresses route every refusal of their own to ingress-errors', () => {
-    expect(messages(docs).filter((m) => m.includes('ingress.yaml'))).to.deep.equal([]);
+  it('passes the committed routes: every refusal of the proxy is answered in the envelope', () => {
+    expect(messages(docs).filter((m) => m.includes('ingress-routes.yaml'))).to.deep.equal([]);
   });
 
-  it('refuses a proxy-body-size at or below API_BODY_LIMIT_BYTES, a missing one and an unlimited one', () => {
-    const low = withChange(docs, 'Ingress', 'repo-chat-api', (i) => {
-      i.metadata.annotations[`${A}proxy-body-size`] = '256k';
-    });
-    expect(messages(low)).to.include(
-      'ingress.yaml Ingress/repo-chat-api: proxy-body-size (262144 bytes) must be above API_BODY_LIMIT_BYTES (262144), or a body the API would answer itself gets nginx\'s 413',
-    );
-    const raisedApiLimit = withChange(docs, 'ConfigMap', 'repo-chat-config', (c) => {
-      c.data.API_BODY_LIMIT_BYTES = String(2 * 1024 * 1024);
-    });
-    expect(messages(raisedApiLimit)).to.include(
-      'ingress.yaml Ingress/repo-chat-streams: proxy-body-size (1048576 bytes) must be above API_BODY_LIMIT_BYTES (2097152), or a body the API would answer itself gets nginx\'s 413',
-    );
-    const missing = withChange(docs, 'Ingress', 'repo-chat-streams', (i) => {
-      delete i.metadata.annotations[`${A}proxy-body-size`];
-    });
-    expect(messages(missing)).to.include(`ingress.yaml Ingress/repo-chat-streams: needs ${A}proxy-body-size (a size above API_BODY_LIMIT_BYTES 262144)`);
-    const unlimited = withChange(docs, 'Ingress', 'repo-chat-api', (i) => {
-      i.metadata.annotations[`${A}proxy-body-size`] = '0';
-    });
-    expect(messages(unlimited)).to.include('ingress.yaml Ingress/repo-chat-api: proxy-body-size 0 (unlimited) lets nginx buffer bodies of any size: set a size above API_BODY_LIMIT_BYTES');
+  it('fails on the manifests before it: no HTTPRoute serves the operations, so nothing envelopes the proxy\'s refusals', async () => {
+    const before = (await validateManifestDirectory(BEFORE, REPO_ROOT)).issues.map(formatIssue);
+    expect(before).to.include("(routes): GET /v1/inbox/events: served by no HTTPRoute, so nothing answers the proxy's own refusals for it in the envelope");
   });
 
-  it("refuses custom-http-errors that leave one of the ingress's own refusals out", () => {
-    const changed = withChange(docs, 'Ingress', 'repo-chat-api', (i) => {
-      i.metadata.annotations[`${A}custom-http-errors`] = '502,504';
-    });
-    expect(messages(changed)).to.include("ingress.yaml Ingress/repo-chat-api: custom-http-errors must list 413 (the ingress's own 413 would reach the client as an HTML page)");
-    const none = withChange(docs, 'Ingress', 'repo-chat-streams', (i) => {
-      delete i.metadata.annotations[`${A}custom-http-errors`];
-    });
-    expect(messages(none).filter((m) => m.includes('custom-http-errors must list'))).to.have.length(3);
-  });
-
-  it('refuses custom-http-errors that list a status the services answer themselves (their envelope would be replaced)', () => {
-    const changed = withChange(docs, 'Ingress', 'repo-chat-streams', (i) => {
-      i.metadata.annotations[`${A}custom-http-errors`] = '413,429,502,503,504';
+  it('refuses an override that would also replace the services\' own answers (source All or unset)', () => {
+    const changed = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-streams', (p) => {
+      delete overrides(p)[1]!.source;
     });
     const found = messages(changed);
-    for (const status of [429, 503]) {
-      expect(found).to.include(
-        `ingress.yaml Ingress/repo-chat-streams: custom-http-errors lists ${status}, which the services answer themselves: the ingress would replace their envelope (code, Retry-After, request ID)`,
-      );
-    }
+    expect(found).to.include(`${STREAMS}: a responseOverride with source unset (All) would replace the services' own answers (their code, Retry-After and request ID): set source Local`);
+    expect(found).to.include(`${STREAMS}: no responseOverride (source Local) answers Envoy's own 503: the client would get Envoy's plain-text page`);
   });
 
-  it('refuses a default-backend that is not the envelope backend, or none', () => {
-    const api = withChange(docs, 'Ingress', 'repo-chat-api', (i) => {
-      i.metadata.annotations[`${A}default-backend`] = 'api';
+  it('refuses a refusal left to Envoy\'s plain-text page', () => {
+    const changed = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-requests', (p) => {
+      overrides(p)[1]!.match.statusCodes = [{ type: 'Value', value: 503 } as never];
     });
-    expect(messages(api)).to.include(
-      'ingress.yaml Ingress/repo-chat-api: default-backend must name the Service of the ingress-errors pods (it answers refusals and Services without ready endpoints in the envelope), names api',
-    );
-    const none = withChange(docs, 'Ingress', 'repo-chat-streams', (i) => {
-      delete i.metadata.annotations[`${A}default-backend`];
-    });
-    expect(messages(none)).to.include(
-      'ingress.yaml Ingress/repo-chat-streams: default-backend must name the Service of the ingress-errors pods (it answers refusals and Services without ready endpoints in the envelope), names nothing',
-    );
+    const found = messages(changed);
+    for (const status of [502, 504]) expect(found).to.include(`${API}: no responseOverride (source Local) answers Envoy's own ${status}: the client would get Envoy's plain-text page`);
   });
 
-  it("refuses the ingress's own rate limiting", () => {
-    const changed = withChange(docs, 'Ingress', 'repo-chat-api', (i) => {
-      i.metadata.annotations[`${A}limit-rps`] = '10';
+  it('refuses an answer that is not the envelope with the request ID, the right code, status and headers', () => {
+    const wrongCode = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-streams', (p) => {
+      const r = overrides(p)[1]!.response;
+      r.body.inline = r.body.inline.replace('STREAM_UNAVAILABLE', 'STORE_UNAVAILABLE');
+      r.header.set = r.header.set.filter((h: { name: string }) => h.name !== 'Retry-After');
     });
-    expect(messages(changed)).to.include(
-      `ingress.yaml Ingress/repo-chat-api: ${A}limit-rps: the ingress's own rate limiting answers 429/503 that cannot reach the envelope backend without replacing the services' own`,
+    expect(messages(wrongCode)).to.include(`${STREAMS}: the answer to Envoy's own 503: it must set Retry-After (seconds); its code must be STREAM_UNAVAILABLE, is STORE_UNAVAILABLE`);
+    const broken = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-requests', (p) => {
+      const r = overrides(p)[0]!.response;
+      r.statusCode = 413;
+      r.body.inline = '<html>too large</html>';
+      r.header.set = [];
+    });
+    expect(messages(broken)).to.include(
+      `${API}: the answer to Envoy's own 413: its status must be 400, is 413; it must set X-Request-Id to %REQ(X-REQUEST-ID)%; it must set Cache-Control no-store; its body is not the envelope { error: { code, message, requestId } }`,
     );
+    const otherId = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-requests', (p) => {
+      const r = overrides(p)[1]!.response;
+      r.body.inline = r.body.inline.replace('%REQ(X-REQUEST-ID)%', 'unknown');
+    });
+    expect(messages(otherId).join('\n')).to.contain("its requestId must be %REQ(X-REQUEST-ID)% and its message a sentence");
   });
 
-  it('decides every status ingress-nginx answers by itself, and routes to the backend only statuses the services never send', () => {
-    // nginx's own answers in front of a proxied Service: bad or oversized request heads, slow
-    // clients, bodies, the limit-* modules, and the upstream failing, absent or timing out.
-    expect(Object.keys(INGRESS_REFUSALS).map(Number)).to.include.members([400, 408, 413, 414, 429, 502, 503, 504]);
-    const services = serviceStatuses(REPO_ROOT)!;
-    expect([...services].sort()).to.include.members([400, 401, 403, 404, 405, 409, 429, 503]);
-    for (const [status, { route, why }] of Object.entries(INGRESS_REFUSALS)) {
+  it('refuses a body limit at or below API_BODY_LIMIT_BYTES, or none, on the route that takes bodies', () => {
+    const low = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-requests', (p) => {
+      p.spec.requestBuffer.limit = '256Ki';
+    });
+    expect(messages(low)).to.include("ingress-routes.yaml HTTPRoute/repo-chat-api: requestBuffer.limit (262144 bytes) must be above API_BODY_LIMIT_BYTES (262144), or a body the API would answer itself gets the proxy's 413");
+    const none = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-requests', (p) => {
+      delete p.spec.requestBuffer;
+    });
+    expect(messages(none)).to.include('ingress-routes.yaml HTTPRoute/repo-chat-api: BackendTrafficPolicy repo-chat-requests needs requestBuffer.limit above API_BODY_LIMIT_BYTES (262144): the route takes bodies');
+  });
+
+  it("refuses the proxy's own rate limiting", () => {
+    const changed = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-requests', (p) => {
+      p.spec.rateLimit = { type: 'Local', local: { rules: [{ limit: { requests: 10, unit: 'Second' } }] } };
+    });
+    expect(messages(changed)).to.include("ingress-routes.yaml BackendTrafficPolicy/repo-chat-requests: rateLimit: the proxy's own 429s could not be told from the services' (rate limits are the API's and the stream caps')");
+  });
+
+  it('decides every status Envoy answers by itself, and overrides only statuses every operation declares', () => {
+    expect(Object.keys(PROXY_REFUSALS).map(Number)).to.include.members([400, 404, 408, 413, 429, 431, 502, 503, 504]);
+    const operations = specOperations(REPO_ROOT)!;
+    expect([...serviceStatuses(operations)]).to.include.members([400, 401, 403, 404, 405, 409, 429, 503]);
+    for (const [status, { route, why, answer }] of Object.entries(PROXY_REFUSALS)) {
       expect(why, status).not.to.equal('');
-      if (route === 'custom-http-errors') expect(services.has(Number(status)), status).to.equal(false);
+      if (route === 'override') for (const o of operations) expect(o.statuses.has(answer!.status), `${o.method} ${o.template}`).to.equal(true);
+      else expect(answer, status).to.equal(undefined);
     }
   });
 
-  it('reads nginx sizes', () => {
-    expect([nginxSizeBytes('1m'), nginxSizeBytes('512k'), nginxSizeBytes('1048577'), nginxSizeBytes('1G'), nginxSizeBytes('0')]).to.deep.equal([1048576, 524288, 1048577, 1073741824, 0]);
-    expect(nginxSizeBytes('1 MiB')).to.equal(undefined);
-    expect(nginxSizeBytes(undefined)).to.equal(undefined);
+  it('reads quantities of bytes', () => {
+    expect([quantityBytes('1Mi'), quantityBytes('512Ki'), quantityBytes('1048577'), quantityBytes('1G')]).to.deep.equal([1048576, 524288, 1048577, 1e9]);
+    expect(quantityBytes('1 MiB')).to.equal(undefined);
+    expect(quantityBytes(undefined)).to.equal(undefined);
   });
 });

@@ -1,9 +1,14 @@
 /**
- * The kinds infra/k8s may use, each with the kubernetes-models class that validates it against the
- * Kubernetes OpenAPI schema (required fields, types, formats, enums) and the @kubernetes/client-node
- * model name whose attribute map lists its fields (for the unknown-field check). Anything not listed
- * is an unknown kind and fails: a typo in `kind` or `apiVersion` must not pass unchecked.
+ * The kinds infra/k8s may use. A core kind has the kubernetes-models class that validates it
+ * against the Kubernetes OpenAPI schema (required fields, types, formats, enums) and the
+ * @kubernetes/client-node model name whose attribute map lists its fields (for the unknown-field
+ * check); a custom resource (Gateway API, Envoy Gateway) has a strict schema of its own
+ * (custom-resource-schema.ts). Anything not listed is an unknown kind and fails: a typo in `kind` or
+ * `apiVersion` must not pass unchecked.
  */
+import type { SchemaNode } from './custom-resource-schema.ts';
+import { BACKEND_TRAFFIC_POLICY, CLIENT_TRAFFIC_POLICY, ENVOY_GATEWAY_API_VERSION, ENVOY_PROXY } from './envoy-gateway-kinds.ts';
+import { GATEWAY, GATEWAY_API_VERSION, GATEWAY_CLASS, HTTP_ROUTE } from './gateway-api-kinds.ts';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -15,7 +20,7 @@ import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from 'kubernete
 /** A kubernetes-models class: construct with the object, `validate()` throws on a schema violation. */
 type SchemaModel = new (data: never) => { validate(): void };
 
-export interface KnownKind {
+interface CoreKind {
   apiVersion: string;
   kind: string;
   model: SchemaModel;
@@ -23,6 +28,16 @@ export interface KnownKind {
   clientModel: string;
   namespaced: boolean;
 }
+
+interface CustomKind {
+  apiVersion: string;
+  kind: string;
+  /** The whole object's strict schema. */
+  schema: SchemaNode;
+  namespaced: boolean;
+}
+
+export type KnownKind = CoreKind | CustomKind;
 
 export const KNOWN_KINDS: readonly KnownKind[] = [
   { apiVersion: 'v1', kind: 'Namespace', model: Namespace, clientModel: 'V1Namespace', namespaced: false },
@@ -37,6 +52,12 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
   { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', model: Ingress, clientModel: 'V1Ingress', namespaced: true },
   { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', model: PriorityClass, clientModel: 'V1PriorityClass', namespaced: false },
   { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', model: NetworkPolicy, clientModel: 'V1NetworkPolicy', namespaced: true },
+  { apiVersion: GATEWAY_API_VERSION, kind: 'GatewayClass', schema: GATEWAY_CLASS, namespaced: false },
+  { apiVersion: GATEWAY_API_VERSION, kind: 'Gateway', schema: GATEWAY, namespaced: true },
+  { apiVersion: GATEWAY_API_VERSION, kind: 'HTTPRoute', schema: HTTP_ROUTE, namespaced: true },
+  { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'EnvoyProxy', schema: ENVOY_PROXY, namespaced: true },
+  { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'ClientTrafficPolicy', schema: CLIENT_TRAFFIC_POLICY, namespaced: true },
+  { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'BackendTrafficPolicy', schema: BACKEND_TRAFFIC_POLICY, namespaced: true },
 ];
 
 export function findKind(apiVersion: unknown, kind: unknown): KnownKind | undefined {

@@ -114,30 +114,29 @@ describe('project rules', () => {
     expect(messages(noPdb)).to.include('notifier.yaml Deployment/notifier: no PodDisruptionBudget selects its pods');
   });
 
-  it('routes the stream paths to the gateways, unbuffered, and the rest to the API', () => {
-    const buffered = withChange(docs, 'Ingress', 'repo-chat-streams', (i) => {
-      delete i.metadata.annotations['nginx.ingress.kubernetes.io/proxy-buffering'];
+  it('routes the stream paths to the gateways and the rest to the API', () => {
+    const inboxToApi = withChange(docs, 'HTTPRoute', 'repo-chat-streams', (r) => {
+      r.spec.rules[0].matches = r.spec.rules[0].matches.filter((m: { path: { value: string } }) => !m.path.value.endsWith('/inbox/events'));
     });
-    expect(messages(buffered).join('\n')).to.match(/Ingress\/repo-chat-streams: \/v1\/repositories\/\w+\/inbox\/events: stream routes need proxy-buffering "off"/);
-    const inboxToApi = withChange(docs, 'Ingress', 'repo-chat-streams', (i) => {
-      i.spec.rules[0].http.paths.pop();
+    expect(messages(inboxToApi)).to.include.members([
+      'ingress-routes.yaml HTTPRoute/repo-chat-api: /v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/inbox/events must route to the stream-gateway, routes to api',
+      'ingress-routes.yaml HTTPRoute/repo-chat-api: /v1/inbox/events must route to the stream-gateway, routes to api',
+    ]);
+    const prefix = withChange(docs, 'HTTPRoute', 'repo-chat-streams', (r) => {
+      r.spec.rules[0].matches[0].path = { type: 'PathPrefix', value: '/v1/repositories/' };
     });
-    expect(messages(inboxToApi)).to.include('ingress.yaml: /v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/inbox/events must route to the stream-gateway, routes to api');
-    const unanchored = withChange(docs, 'Ingress', 'repo-chat-streams', (i) => {
-      i.spec.rules[0].http.paths[0].path = '/v1/repositories/[^/]+/room/events';
-    });
-    expect(messages(unanchored)).to.include('ingress.yaml: /v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/events/extra must route to the api, routes to stream-gateway');
+    expect(messages(prefix)).to.include('ingress-routes.yaml HTTPRoute/repo-chat-streams: /v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/events/extra must route to the api, routes to stream-gateway');
   });
 
   it("routes the viewer's page, config and assets to the viewer, and nothing of the API", () => {
-    const noAssets = withChange(docs, 'Ingress', 'repo-chat-viewer', (i) => {
-      i.spec.rules[0].http.paths.pop();
+    const noAssets = withChange(docs, 'HTTPRoute', 'repo-chat-viewer', (r) => {
+      r.spec.rules[0].matches.pop();
     });
-    expect(messages(noAssets)).to.include('ingress.yaml: /assets/app-3XK2PZ4A.js must route to the viewer, routes to api');
-    const catchAll = withChange(docs, 'Ingress', 'repo-chat-viewer', (i) => {
-      i.spec.rules[0].http.paths[0].path = '/(callback)?';
+    expect(messages(noAssets)).to.include('ingress-routes.yaml HTTPRoute/repo-chat-api: /assets/app-3XK2PZ4A.js must route to the viewer, routes to api');
+    const catchAll = withChange(docs, 'HTTPRoute', 'repo-chat-viewer', (r) => {
+      r.spec.rules[0].matches[0].path.type = 'PathPrefix';
     });
-    expect(messages(catchAll)).to.include('ingress.yaml: /v1/openapi.json must route to the api, routes to viewer');
+    expect(messages(catchAll)).to.include('ingress-routes.yaml HTTPRoute/repo-chat-viewer: /v1/openapi.json must route to the api, routes to viewer');
   });
 
   it('refuses references to undefined Services, ports, Secrets and keys', () => {

@@ -52,6 +52,29 @@ describe('Kubernetes schema check', () => {
     ]);
   });
 
+  it('checks the Gateway API and Envoy Gateway kinds strictly: unknown fields, types, enums, required keys', async () => {
+    let docs = withChange(await committedDocuments(), 'HTTPRoute', 'repo-chat-streams', (r) => {
+      r.spec.rules[0].timeout = r.spec.rules[0].timeouts;
+      r.spec.rules[0].matches[0].path.type = 'Regex';
+    });
+    docs = withChange(docs, 'BackendTrafficPolicy', 'repo-chat-streams', (p) => {
+      p.spec.timeout.http.streamIdleTimeout = '1 minute';
+      p.spec.circuitBreaker.maxConnections = '25000';
+      delete p.spec.targetRefs;
+    });
+    docs = withChange(docs, 'EnvoyProxy', 'repo-chat-proxy', (p) => {
+      p.spec.provider.kubernetes.envoyDeployment.container.resources.limit = {};
+    });
+    expect(messages(docs)).to.include.members([
+      'ingress-routes.yaml HTTPRoute/repo-chat-streams: schema: /spec/rules/0/matches/0/path/type must be one of ["Exact","PathPrefix","RegularExpression"]',
+      'ingress-routes.yaml HTTPRoute/repo-chat-streams: schema: unknown field /spec/rules/0/timeout',
+      'ingress-routes.yaml BackendTrafficPolicy/repo-chat-streams: schema: /spec must have required property targetRefs',
+      'ingress-routes.yaml BackendTrafficPolicy/repo-chat-streams: schema: /spec/timeout/http/streamIdleTimeout must match /^([0-9]{1,5}(h|m|s|ms)){1,4}$/',
+      'ingress-routes.yaml BackendTrafficPolicy/repo-chat-streams: schema: /spec/circuitBreaker/maxConnections must be integer',
+      'ingress-gateway.yaml EnvoyProxy/repo-chat-proxy: schema: unknown field /spec/provider/kubernetes/envoyDeployment/container/resources/limit',
+    ]);
+  });
+
   it('does not take label or annotation keys for fields', async () => {
     const docs = withChange(await committedDocuments(), 'Deployment', 'api', (d) => {
       d.metadata.labels['example.com/anything'] = 'x';

@@ -1,3 +1,4 @@
+import { checkNode } from './custom-resource-schema.ts';
 import { findKind } from './kinds.ts';
 import { findUnknownFields } from './unknown-fields.ts';
 import type { Issue, ManifestDocument } from './issue.ts';
@@ -44,6 +45,12 @@ export function checkSchema(doc: ManifestDocument): Issue[] {
   const issues: Issue[] = [];
   if (typeof metadata?.name !== 'string' || metadata.name === '') {
     issues.push({ file, object: label, message: 'metadata.name is required' });
+  }
+  if ('schema' in known) {
+    for (const f of checkNode(object, known.schema)) {
+      issues.push({ file, object: label, message: f.message === 'unknown field' ? `schema: unknown field ${f.path}` : `schema: ${f.path} ${f.message}` });
+    }
+    return issues;
   }
   try {
     new known.model(object as never).validate();

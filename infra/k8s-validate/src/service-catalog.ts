@@ -80,20 +80,14 @@ export const SECRET_KEYS = ['DATABASE_URL', 'REDIS_URL', 'CORE_SERVICE_TOKEN', '
 /** What a committed Secret value must contain (or be empty) to count as a placeholder. */
 export const PLACEHOLDER_MARK = 'REPLACE_ME';
 
-/** Paths the spec serves as text/event-stream: the Ingress must send these, and only these, to the gateways. */
-export const STREAM_PATH_SAMPLES = [
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/events',
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/branches/01JGFJJZ01ABCDEFGHJKMNPQRS/room/events',
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/inbox/events',
-];
+/**
+ * Paths that are no spec operation but must reach the API (which answers them, or 404s them in the
+ * envelope); the operations themselves come from the OpenAPI document (spec-operations.ts).
+ */
 export const API_PATH_SAMPLES = [
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room',
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/messages',
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/branches/01JGFJJZ01ABCDEFGHJKMNPQRS/room/messages',
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/inbox',
-  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/inbox/acknowledgements',
   '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/events/extra',
+  '/v1/repositories/01JGFJJZ00QNYBVPQTAT49MN0F/room/event',
   '/v1/openapi.json',
 ];
-/** The web viewer's paths: the Ingress must send these to the viewer, on the API's host. */
+/** The web viewer's paths: the routes must send these to the viewer, on the API's host. */
 export const VIEWER_PATH_SAMPLES = ['/', '/callback', '/viewer-config.json', '/assets/app-3XK2PZ4A.js', '/assets/styles-QWJ7M2LD.css'];

@@ -1,8 +1,11 @@
 import { configReferencesResolve, commandMatchesPackageScript, imagesNamedByKustomization, resourcesSet, securityHardened } from './workload-rules.ts';
 import { graceCoversDrain, probesOnAdminPort, scaledAndProtected } from './deployment-rules.ts';
 import { noCredentialsInConfigMaps, oneNamespace, secretsArePlaceholders, secretsOnlyInTemplates } from './config-rules.ts';
-import { ingressRoutesStreams, servicesResolve } from './routing-rules.ts';
-import { ingressRefusalsEnveloped } from './ingress-refusal-rules.ts';
+import { routesServeTheSpec, servicesResolve } from './routing-rules.ts';
+import { refusalsEnveloped } from './ingress-refusal-rules.ts';
+import { streamRoutesHeld, streamRoutesNotRetried } from './stream-route-rules.ts';
+import { maintainedIngressTier, proxyConnectionsSized, proxyDrainOutlastsStreams } from './proxy-tier-rules.ts';
+import { keepAliveOrdered } from './keep-alive-rules.ts';
 import { checkImagesByDigest, checkKustomizations } from './kustomization-rules.ts';
 import { baseImagePinned, budgetsEvictUnhealthy, configChangesRoll, gatewayHeadroom, gatewayOpenRateSet, migrationsFromTheJobOnly, poolSumDocumented, streamHoldersProtected } from './operability-rules.ts';
 import { addonsInTheirNamespace, podsMetricsServed } from './autoscaler-rules.ts';
@@ -28,8 +31,14 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   noCredentialsInConfigMaps,
   oneNamespace,
   servicesResolve,
-  ingressRoutesStreams,
-  ingressRefusalsEnveloped,
+  routesServeTheSpec,
+  refusalsEnveloped,
+  maintainedIngressTier,
+  streamRoutesHeld,
+  streamRoutesNotRetried,
+  keepAliveOrdered,
+  proxyConnectionsSized,
+  proxyDrainOutlastsStreams,
   gatewayHeadroom,
   budgetsEvictUnhealthy,
   streamHoldersProtected,
