@@ -9,6 +9,7 @@
 import type { SchemaNode } from './custom-resource-schema.ts';
 import { BACKEND_TRAFFIC_POLICY, CLIENT_TRAFFIC_POLICY, ENVOY_GATEWAY_API_VERSION, ENVOY_PROXY } from './envoy-gateway-kinds.ts';
 import { GATEWAY, GATEWAY_API_VERSION, GATEWAY_CLASS, HTTP_ROUTE } from './gateway-api-kinds.ts';
+import { MONITORING_API_VERSION, POD_MONITOR, PROMETHEUS_RULE, SERVICE_MONITOR } from './monitoring-kinds.ts';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -58,6 +59,9 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
   { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'EnvoyProxy', schema: ENVOY_PROXY, namespaced: true },
   { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'ClientTrafficPolicy', schema: CLIENT_TRAFFIC_POLICY, namespaced: true },
   { apiVersion: ENVOY_GATEWAY_API_VERSION, kind: 'BackendTrafficPolicy', schema: BACKEND_TRAFFIC_POLICY, namespaced: true },
+  { apiVersion: MONITORING_API_VERSION, kind: 'ServiceMonitor', schema: SERVICE_MONITOR, namespaced: true },
+  { apiVersion: MONITORING_API_VERSION, kind: 'PodMonitor', schema: POD_MONITOR, namespaced: true },
+  { apiVersion: MONITORING_API_VERSION, kind: 'PrometheusRule', schema: PROMETHEUS_RULE, namespaced: true },
 ];
 
 export function findKind(apiVersion: unknown, kind: unknown): KnownKind | undefined {

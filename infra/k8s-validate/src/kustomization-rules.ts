@@ -3,7 +3,7 @@ import { join, posix } from 'node:path';
 import { TEMPLATE, type KustomizationFile } from './manifest-files.ts';
 import type { Issue, KubeObject, ManifestDocument } from './issue.ts';
 
-const KNOWN_FIELDS = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'components', 'images', 'labels', 'commonAnnotations']);
+const KNOWN_FIELDS = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'components', 'images', 'labels', 'commonAnnotations', 'configMapGenerator']);
 
 /** What a kustomization file may be: a kustomization, or a component that kustomizations include. */
 const KINDS = [

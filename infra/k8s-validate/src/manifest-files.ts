@@ -43,6 +43,9 @@ export async function loadManifestTree(root: string): Promise<ManifestTree> {
     if (KUSTOMIZATION.test(name)) {
       const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
       tree.kustomizations.push({ file, dir, value: parsed.documents[0]?.value });
+      const generated = await generatedConfigMaps(root, file, dir, parsed.documents[0]?.value);
+      tree.documents.push(...generated.documents);
+      tree.issues.push(...generated.issues);
     } else {
       (TEMPLATE.test(name) ? tree.templateFiles : tree.manifestFiles).push(file);
       tree.documents.push(...parsed.documents);
@@ -60,6 +63,40 @@ export function parseManifestText(file: string, text: string): { documents: Mani
     const value: unknown = doc.toJS();
     if (value !== null && value !== undefined) documents.push({ file, index, value });
   });
+  return { documents, issues };
+}
+
+interface ConfigMapGenerator {
+  name?: unknown;
+  files?: unknown;
+  options?: { disableNameSuffixHash?: unknown; labels?: unknown };
+}
+
+/**
+ * The ConfigMaps a kustomization's `configMapGenerator` makes (each key a file's name, its value the
+ * file's text, as kustomize makes them), as documents of the kustomization's file, so the schema
+ * check and the rules see them as they will be applied. Each must opt out of the name hash: a
+ * ConfigMap read by a sidecar that watches labels (Grafana's dashboards) would otherwise pile up,
+ * one per edit.
+ */
+async function generatedConfigMaps(root: string, file: string, dir: string, kustomization: unknown): Promise<{ documents: ManifestDocument[]; issues: Issue[] }> {
+  const { configMapGenerator, namespace } = (kustomization ?? {}) as { configMapGenerator?: unknown; namespace?: unknown };
+  const documents: ManifestDocument[] = [];
+  const issues: Issue[] = [];
+  for (const [index, generator] of (Array.isArray(configMapGenerator) ? (configMapGenerator as ConfigMapGenerator[]) : []).entries()) {
+    const data: Record<string, string> = {};
+    for (const source of Array.isArray(generator.files) ? generator.files : []) {
+      const path = typeof source === 'string' ? join(root, dir, source) : '';
+      const text = path ? await readFile(path, 'utf8').catch(() => undefined) : undefined;
+      if (text === undefined) issues.push({ file, message: `configMapGenerator ${JSON.stringify(generator.name)}: file ${JSON.stringify(source)} does not exist` });
+      else data[(source as string).split('/').pop()!] = text;
+    }
+    if (generator.options?.disableNameSuffixHash !== true) {
+      issues.push({ file, message: `configMapGenerator ${JSON.stringify(generator.name)}: set options.disableNameSuffixHash: true, so an edit replaces the ConfigMap instead of adding one` });
+    }
+    const metadata = { name: generator.name, ...(typeof namespace === 'string' ? { namespace } : {}), ...(generator.options?.labels ? { labels: generator.options.labels } : {}) };
+    documents.push({ file, index, value: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data } });
+  }
   return { documents, issues };
 }
 

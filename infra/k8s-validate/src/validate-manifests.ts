@@ -9,6 +9,7 @@ import { keepAliveOrdered } from './keep-alive-rules.ts';
 import { checkImagesByDigest, checkKustomizations } from './kustomization-rules.ts';
 import { baseImagePinned, budgetsEvictUnhealthy, configChangesRoll, gatewayHeadroom, gatewayOpenRateSet, migrationsFromTheJobOnly, poolSumDocumented, streamHoldersProtected } from './operability-rules.ts';
 import { addonsInTheirNamespace, podsMetricsServed } from './autoscaler-rules.ts';
+import { alertsHaveRunbooks, checkMonitoringApart, gatewayFullAlertNearCap, monitoringReadsExportedMetrics, monitorScrapesAdminPorts } from './monitoring-rules.ts';
 import { loadManifestTree } from './manifest-files.ts';
 import { buildContext, type Rule } from './rule-context.ts';
 import { checkSchema } from './schema-check.ts';
@@ -47,6 +48,10 @@ export const PROJECT_RULES: Readonly<Record<string, Rule>> = {
   migrationsFromTheJobOnly,
   gatewayOpenRateSet,
   baseImagePinned,
+  monitoringReadsExportedMetrics,
+  alertsHaveRunbooks,
+  monitorScrapesAdminPorts,
+  gatewayFullAlertNearCap,
 };
 
 export interface ValidationReport {
@@ -72,6 +77,7 @@ export async function validateManifestDirectory(manifestDir: string, repoRoot: s
     ...tree.issues,
     ...checkKustomizations(manifestDir, tree.kustomizations, tree.manifestFiles),
     ...checkImagesByDigest(tree.kustomizations, tree.documents),
+    ...checkMonitoringApart(tree.kustomizations, tree.documents),
     ...validateDocuments(tree.documents, repoRoot),
   ];
   return { documents: tree.documents.length, issues };

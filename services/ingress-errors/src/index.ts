@@ -1,1 +1,2 @@
 export { IngressErrorsEnvSchema } from './config.ts';
+export { createIngressErrorsMetrics, type IngressErrorsMetrics } from './metrics.ts';

@@ -7,15 +7,14 @@ import { once } from 'node:events';
 import { createLimitedServer, stopOnSignals } from '@chat/http-server';
 import { createLogger, startAdminServer, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import { loadIngressErrorsConfig } from './config.ts';
+import { createIngressErrorsMetrics } from './metrics.ts';
 import { createIngressErrorListener } from './routes/ingress-error.routes.ts';
 
 const config = loadConfigOrExit(() => loadIngressErrorsConfig(process.env));
 const logger = createLogger({ name: 'ingress-errors', level: config.log.level });
-const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'chat_ingress_errors_' });
-const server = createLimitedServer(createIngressErrorListener({ logger, registry }), config.http.limits).listen(config.http.port, config.http.host);
+const { registry, answered } = createIngressErrorsMetrics();
+const server = createLimitedServer(createIngressErrorListener({ logger, answered }), config.http.limits).listen(config.http.port, config.http.host);
 await once(server, 'listening');
 let admin: AdminServer | undefined;
 const isDraining = stopOnSignals({ server, admin: () => admin, logger });

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { errorEnvelope, newUlid, REQUEST_ID_PATTERN } from '@chat/contracts';
 import { writeJson } from '@chat/http-kit';
 import type { Logger } from '@chat/observability';
-import { Counter, type Registry } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { ingressRefusal, parseIngressStatus } from '../domain/ingress-refusal.ts';
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -21,13 +21,8 @@ function header(req: IncomingMessage, name: string): string | undefined {
  * by a fresh ULID rather than refused, since the refusal being answered is not about it. Nothing of
  * the request is read but those headers: a body is drained unread, a bearer token never looked at.
  */
-export function createIngressErrorListener(deps: { logger: Logger; registry: Registry }): RequestListener {
-  const answered = new Counter({
-    name: 'chat_ingress_errors_total',
-    help: 'Refusals answered for the ingress, by the status the ingress reported (`no_endpoint`: the Service had no ready endpoint) and the status sent.',
-    labelNames: ['ingress_status', 'status'],
-    registers: [deps.registry],
-  });
+export function createIngressErrorListener(deps: { logger: Logger; answered: Counter<'ingress_status' | 'status'> }): RequestListener {
+  const { answered } = deps;
   const respond = (req: IncomingMessage, res: ServerResponse): void => {
     const forwarded = header(req, 'x-request-id');
     const requestId = forwarded !== undefined && REQUEST_ID_PATTERN.test(forwarded) ? forwarded : newUlid();
