@@ -54,18 +54,24 @@ describe('append commit spans (embedded database, tracing on)', function () {
     });
   });
 
-  it('records an exact retry as replayed, and a hold as its own step', async () => {
+  it('records an exact retry as replayed and a hold as its own step, and traces no append outside a request', async () => {
     exporter.reset();
     const scope = { repositoryId: ulid(), branchId: null };
     const message = newMessage();
-    await store.messages.append(scope, message, { newRoomId: ulid(), now: new Date() });
-    await store.messages.append(scope, message, { newRoomId: ulid(), now: new Date() });
-    const held = await store.messages.hold(scope, newMessage(), { newRoomId: ulid(), now: new Date() });
+    const request = startRequestSpan({ method: 'POST', route: '/r', path: '/r', requestId: 'req', headers: {} })!;
+    const held = await request.within(async () => {
+      await store.messages.append(scope, message, { newRoomId: ulid(), now: new Date() });
+      await store.messages.append(scope, message, { newRoomId: ulid(), now: new Date() });
+      return store.messages.hold(scope, newMessage(), { newRoomId: ulid(), now: new Date() });
+    });
+    request.end(201);
     expect(held.kind).to.equal('held');
+    await store.messages.append(scope, newMessage(), { newRoomId: ulid(), now: new Date() });
     expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['chat.append.outcome']])).to.deep.equal([
       ['append commit', 'created'],
       ['append commit', 'replayed'],
       ['append hold', 'held'],
+      ['POST /r', undefined],
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { SpanKind, type Span } from '@opentelemetry/api';
-import { activeTracer } from './active-tracer.ts';
+import { childTracer } from './active-tracer.ts';
 import { ATTR_APPEND_BATCH_SIZE, ATTR_APPEND_OUTCOME, ATTR_APPEND_STEP, ATTR_SCOPE_KEY, ATTR_SEQ } from './span-attributes.ts';
 import { recordFailure } from './span-failure.ts';
 
@@ -45,9 +45,12 @@ class AppendCommitSpan implements CommitSpan {
   }
 }
 
-/** A child span of the active request for one append step (`append commit`, `append hold`); undefined while tracing is off. */
+/**
+ * A child span of the active request for one append step (`append commit`, `append hold`); undefined
+ * while tracing is off and for an append no traced request made.
+ */
 export function startCommitSpan(step: 'append' | 'hold'): CommitSpan | undefined {
-  const tracer = activeTracer();
+  const tracer = childTracer();
   if (!tracer) return undefined;
   return new AppendCommitSpan(tracer.startSpan(`append ${step === 'append' ? 'commit' : 'hold'}`, { kind: SpanKind.INTERNAL, attributes: { [ATTR_APPEND_STEP]: step } }));
 }

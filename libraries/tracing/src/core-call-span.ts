@@ -1,5 +1,5 @@
 import { context, SpanKind, trace, type Span } from '@opentelemetry/api';
-import { activeTracer } from './active-tracer.ts';
+import { childTracer } from './active-tracer.ts';
 import { ATTR_CORE_BATCH_SIZE, ATTR_CORE_OPERATION, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from './span-attributes.ts';
 import { recordFailure } from './span-failure.ts';
 import { formatTraceparent } from './traceparent.ts';
@@ -28,11 +28,12 @@ class CoreClientSpan implements CoreCallSpan {
 }
 
 /**
- * Runs `call` (one operation of core's API) in a client span named `core <operation>`, ended when the
- * call settles, failed when it throws; `call` gets undefined while tracing is off.
+ * Runs `call` (one operation of core's API) in a client span named `core <operation>`, a child of the
+ * active span, ended when the call settles, failed when it throws. `call` gets undefined while tracing
+ * is off and when nothing traced runs it (a stream's periodic recheck, the readiness probe).
  */
 export async function traceCoreCall<T>(operation: string, core: URL, call: (span: CoreCallSpan | undefined) => Promise<T>): Promise<T> {
-  const tracer = activeTracer();
+  const tracer = childTracer();
   if (!tracer) return call(undefined);
   const span = tracer.startSpan(`core ${operation}`, {
     kind: SpanKind.CLIENT,

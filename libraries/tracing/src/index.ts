@@ -4,7 +4,7 @@
  * to every gateway's delivery (docs/operations.md, Tracing). Each instrumentation point calls one
  * function here, which answers undefined (or runs its work bare) while tracing is off.
  */
-export { activeTracer, installTracer } from './active-tracer.ts';
+export { activeTracer, installTracer, runUntraced } from './active-tracer.ts';
 export { startTracing, type Tracing } from './start-tracing.ts';
 export { startRequestSpan, type RequestSpan, type TracedRequest } from './request-span.ts';
 export { traceCoreCall, type CoreCallSpan } from './core-call-span.ts';

@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, type Attributes, type Span } from '@opentelemetry/api';
-import { activeTracer } from './active-tracer.ts';
+import { activeTracer, childTracer } from './active-tracer.ts';
 import {
   ATTR_MESSAGING_BATCH_MESSAGE_COUNT,
   ATTR_MESSAGING_DESTINATION_NAME,
@@ -22,23 +22,28 @@ export interface PublishSpan {
   readonly traceparent: string;
   /** The backbone took the events: `events` went in the one backbone call. */
   published(events: number): void;
-  /** The backbone call failed (the outbox relay publishes the entries later). */
+  /** The backbone call failed (the outbox relay publishes the entries later); ignored once the span ended. */
   fail(err: unknown): void;
 }
 
 class BackbonePublishSpan implements PublishSpan {
   readonly traceparent: string;
+  private ended = false;
 
   constructor(private readonly span: Span) {
     this.traceparent = formatTraceparent(span.spanContext());
   }
 
   published(events: number): void {
+    if (this.ended) return;
+    this.ended = true;
     this.span.setAttribute(ATTR_MESSAGING_BATCH_MESSAGE_COUNT, events);
     this.span.end();
   }
 
   fail(err: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
     recordFailure(this.span, err);
     this.span.end();
   }
@@ -50,14 +55,18 @@ const producer = (attributes: Attributes) => ({
 });
 
 /**
- * `publish messages`: one committed message's publish right after its commit, a child of the active
- * request's span (the publisher sends the messages of one event-loop turn in one backbone call; each
- * keeps its own span, in its own request's trace). Undefined while tracing is off.
+ * `publish <channel>`, a child of the active span: a committed message's publish right after its
+ * commit, in its request's trace (the publisher sends the messages of one event-loop turn in one
+ * backbone call; each keeps its own span), or the notifier's publish of a traced fanout's
+ * notifications (several inboxes: no one scope). Undefined while tracing is off or no span is active.
  */
-export function startPublishSpan(channel: string, scopeKey: string, seq: number): PublishSpan | undefined {
-  const tracer = activeTracer();
+export function startPublishSpan(channel: string, scopeKey?: string, seq?: number): PublishSpan | undefined {
+  const tracer = childTracer();
   if (!tracer) return undefined;
-  return new BackbonePublishSpan(tracer.startSpan(`publish ${channel}`, producer({ [ATTR_MESSAGING_DESTINATION_NAME]: channel, [ATTR_SCOPE_KEY]: scopeKey, [ATTR_SEQ]: seq })));
+  const attributes: Attributes = { [ATTR_MESSAGING_DESTINATION_NAME]: channel };
+  if (scopeKey !== undefined) attributes[ATTR_SCOPE_KEY] = scopeKey;
+  if (seq !== undefined) attributes[ATTR_SEQ] = seq;
+  return new BackbonePublishSpan(tracer.startSpan(`publish ${channel}`, producer(attributes)));
 }
 
 /**

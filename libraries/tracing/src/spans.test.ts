@@ -6,12 +6,13 @@ import { startCommitSpan } from './commit-span.ts';
 import { startDeliverySpan, traceEventHandling } from './consumer-span.ts';
 import { traceCoreCall, type CoreCallSpan } from './core-call-span.ts';
 import { startPublishSpan, startRelaySpan } from './publish-span.ts';
+import { runUntraced } from './active-tracer.ts';
 import { startRequestSpan } from './request-span.ts';
 import { parseTraceparent } from './traceparent.ts';
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
-const request = (headers: Record<string, string> = {}) => ({
+const serverRequest = (headers: Record<string, string> = {}) => ({
   method: 'POST',
   route: '/v1/repositories/:repositoryId/messages',
   path: '/v1/repositories/01J0000000000000000000000/messages',
@@ -29,7 +30,7 @@ describe('spans (tracing on, spans kept in memory)', () => {
   });
 
   it("names a request's server span by its route, continues the caller's traceparent, and records the status", () => {
-    const span = startRequestSpan(request({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }))!;
+    const span = startRequestSpan(serverRequest({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }))!;
     span.end(503);
     const server = tracing.span('POST /v1/repositories/:repositoryId/messages');
     expect(server.kind).to.equal(SpanKind.SERVER);
@@ -47,7 +48,7 @@ describe('spans (tracing on, spans kept in memory)', () => {
   });
 
   it("puts the core call, the commit and the publish under the request's span, and sends the core span's traceparent", async () => {
-    const requestSpan = startRequestSpan(request())!;
+    const requestSpan = startRequestSpan(serverRequest())!;
     let sent: CoreCallSpan | undefined;
     await requestSpan.within(async () => {
       await traceCoreCall('authorize', new URL('http://core.internal:8081'), async (span) => {
@@ -79,9 +80,15 @@ describe('spans (tracing on, spans kept in memory)', () => {
 
   it("marks a failed core call with the error's code, never its message", async () => {
     const failure = Object.assign(new Error('token abc leaked into a message'), { code: 'AUTHORIZATION_UNAVAILABLE' });
-    await traceCoreCall('authorize', new URL('https://core.example'), async () => {
-      throw failure;
-    }).catch(() => undefined);
+    const request = startRequestSpan(serverRequest())!;
+    await request
+      .within(() =>
+        traceCoreCall('authorize', new URL('https://core.example'), async () => {
+          throw failure;
+        }),
+      )
+      .catch(() => undefined);
+    request.end(503);
     const core = tracing.span('core authorize');
     expect(core.status).to.deep.equal({ code: SpanStatusCode.ERROR });
     expect(core.attributes).to.include({ 'error.type': 'AUTHORIZATION_UNAVAILABLE', 'server.port': 443 });
@@ -89,7 +96,9 @@ describe('spans (tracing on, spans kept in memory)', () => {
   });
 
   it("makes each consumer's span a child of the publish span the event names", async () => {
-    const publish = startPublishSpan('messages', 'R1', 7)!;
+    const request = startRequestSpan(serverRequest())!;
+    const publish = request.within(() => startPublishSpan('messages', 'R1', 7))!;
+    request.end(201);
     const event = { channel: 'messages', scopeKey: 'R1', seq: 7, traceparent: publish.traceparent };
     publish.published(1);
     startDeliverySpan(event)!.delivered(2500);
@@ -114,7 +123,7 @@ describe('spans (tracing on, spans kept in memory)', () => {
   });
 
   it('ends a delivery span once, however many ways the event goes, and makes none for an untraced event', () => {
-    const publish = startPublishSpan('messages', 'R1', 8)!;
+    const publish = startRelaySpan(1)!;
     const delivery = startDeliverySpan({ channel: 'messages', scopeKey: 'R1', seq: 8, traceparent: publish.traceparent })!;
     delivery.skipped('late');
     delivery.delivered(3);
@@ -122,8 +131,19 @@ describe('spans (tracing on, spans kept in memory)', () => {
     expect(startDeliverySpan({ channel: 'messages', scopeKey: 'R1', seq: 9 })).to.equal(undefined);
   });
 
+  it('starts no core, commit or publish span outside traced work, nor inside runUntraced', async () => {
+    expect(startCommitSpan('append')).to.equal(undefined);
+    expect(startPublishSpan('notifications')).to.equal(undefined);
+    expect(await traceCoreCall('authorize', new URL('http://core'), async (span) => span)).to.equal(undefined);
+    const request = startRequestSpan(serverRequest())!;
+    const [inside, untraced] = await request.within(async () => [startCommitSpan('append'), await runUntraced(async () => startCommitSpan('append'))]);
+    request.end(201);
+    expect(inside).to.not.equal(undefined);
+    expect(untraced).to.equal(undefined);
+  });
+
   it("starts the relay's publish as a trace of its own", () => {
-    const requestSpan = startRequestSpan(request())!;
+    const requestSpan = startRequestSpan(serverRequest())!;
     requestSpan.within(() => startRelaySpan(4)!.published(5));
     requestSpan.end(200);
     const relay = tracing.span('relay outbox');
@@ -143,7 +163,7 @@ describe('spans under a parent-based ratio sampler', () => {
   });
 
   it("records no new trace at ratio 0, still carries its unsampled context, and follows a caller's sampled one", () => {
-    const unsampled = startRequestSpan(request())!;
+    const unsampled = startRequestSpan(serverRequest())!;
     let traceparent = '';
     unsampled.within(() => {
       const publish = startPublishSpan('messages', 'R1', 1)!;
@@ -156,7 +176,7 @@ describe('spans under a parent-based ratio sampler', () => {
     startDeliverySpan({ channel: 'messages', scopeKey: 'R1', seq: 1, traceparent })!.delivered(1);
     expect(tracing.spans(), 'a delivery follows its publish: not sampled').to.deep.equal([]);
 
-    startRequestSpan(request({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }))!.end(201);
+    startRequestSpan(serverRequest({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }))!.end(201);
     expect(tracing.spans().map((s) => s.spanContext().traceId)).to.deep.equal([CALLER_TRACE]);
   });
 });
