@@ -4,6 +4,7 @@ import { AppError } from '@chat/contracts';
 import { logWhenClosed, type AccessRecord } from './access-log.ts';
 import { readJsonBody } from './json-body.ts';
 import { requestIdOf } from './request-id.ts';
+import { traceRequest } from './request-trace.ts';
 import type { AccessRequest, PrincipalRoute, Route, RouteAnswer, RouteRequest, RouteServices, RouteTable, ScopedRoute } from './route.ts';
 import { RouteMatcher, type RouteLookup } from './route-match.ts';
 import { writeError, writeJson, writeNoContent } from './write.ts';
@@ -67,6 +68,14 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
     const access = logWhenClosed(req, res, services, { route: operation, requestId });
+    const request: Served = { method, found, table, services, operation, requestId, malformed, access };
+    // A traced table's request runs in its server span (tracing on): what it calls becomes its children.
+    const span = table?.traced === true ? traceRequest(req, res, { method, route: operation, requestId }) : undefined;
+    return span ? span.within(() => respond(req, res, request)) : respond(req, res, request);
+  }
+
+  async function respond(req: IncomingMessage, res: ServerResponse, request: Served): Promise<void> {
+    const { method, found, table, services, operation, requestId, malformed, access } = request;
     try {
       // A path no table declares is the fallback's to answer, under a new ID if need be.
       const replaces = table ? table.malformedRequestId === 'replace' : options.notFound !== undefined;
@@ -105,6 +114,18 @@ export function createRoutePipeline(tables: readonly RouteTable[], options: Rout
       return method === 'GET' && found.kind === 'route' && isStream(found.compiled.route);
     },
   };
+}
+
+/** What the pipeline knows of a request once its route is looked up and its access record started. */
+interface Served {
+  method: string;
+  found: RouteLookup;
+  table: RouteTable | undefined;
+  services: RouteServices;
+  operation: string;
+  requestId: string;
+  malformed: boolean;
+  access: AccessRecord;
 }
 
 function isStream(route: Route): boolean {

@@ -118,4 +118,9 @@ export interface RouteTable<A = unknown, P = unknown> {
    * `replace` answers under a new ID (a page's files are worth no 400). @defaultValue 'refuse'
    */
   malformedRequestId?: 'refuse' | 'replace';
+  /**
+   * Each request to the table's routes gets an OpenTelemetry server span when tracing is on (the
+   * API's); streams, which last hours, are left out. @defaultValue false
+   */
+  traced?: boolean;
 }
