@@ -1,3 +1,4 @@
+import type { DeliverySpan } from '@chat/tracing';
 import { commitTimeOf } from './commit-time.ts';
 import { EncodedFrame } from './encoded-frame.ts';
 import { durableFrame } from './sse-frame.ts';
@@ -22,6 +23,8 @@ export class LiveEvent {
     readonly fromStore = false,
     /** The item's partition when read from the store; a live one's is read on first use ({@link partitionIn}). */
     private partition?: string,
+    /** This gateway's delivery span of the event (tracing on, the event traced); ended once its fanout is done. */
+    readonly delivery?: DeliverySpan,
   ) {}
 
   /**

@@ -1,4 +1,5 @@
 import type { Logger } from '@chat/observability';
+import type { DeliverySpan } from '@chat/tracing';
 import { LiveEvent } from './live-event.ts';
 import type { SessionSettings } from './stream-session.ts';
 import type { SourceItem } from './stream-source.ts';
@@ -76,19 +77,28 @@ export class ScopeOrderer {
     return this.timer !== undefined || this.immediate !== undefined;
   }
 
-  /** One live event of the scope from the backbone (maybe repeated, late or out of order). */
-  accept(seq: number, payload: string): void {
-    if (this.disposed) return;
+  /**
+   * One live event of the scope from the backbone (maybe repeated, late or out of order), with this
+   * gateway's delivery span of it when it is traced: ended by the fanout, or here when it goes nowhere.
+   */
+  accept(seq: number, payload: string, delivery?: DeliverySpan): void {
+    if (this.disposed) {
+      delivery?.skipped('closed');
+      return;
+    }
     const next = this.next;
-    if (next !== undefined && seq < next) return;
+    if (next !== undefined && seq < next) {
+      delivery?.skipped('late');
+      return;
+    }
     if (seq === next) {
       // In order (also while a read fills an earlier gap: the read skips what is already out).
       this.next = seq + 1;
-      this.scope.deliver(new LiveEvent(seq, payload));
+      this.scope.deliver(new LiveEvent(seq, payload, false, undefined, delivery));
       this.drain();
       return;
     }
-    this.hold(seq, payload);
+    this.hold(seq, payload, delivery);
   }
 
   /**
@@ -104,7 +114,13 @@ export class ScopeOrderer {
     this.next = highWater + 1;
     const held = this.held;
     // Held before the baseline and at or below it: every stream of the scope replays those.
-    if (held) for (const seq of held.keys()) if (seq <= highWater) held.delete(seq);
+    if (held) {
+      for (const [seq, event] of held) {
+        if (seq > highWater) continue;
+        held.delete(seq);
+        event.delivery?.skipped('late');
+      }
+    }
     this.drain();
     this.armTimer();
     return highWater;
@@ -113,6 +129,7 @@ export class ScopeOrderer {
   /** The scope's last stream left: timers and held events go with it, and a read in flight is ignored. */
   dispose(): void {
     this.disposed = true;
+    if (this.held) for (const event of this.held.values()) event.delivery?.skipped('closed');
     this.held = undefined;
     this.clearTimer();
   }
@@ -122,11 +139,12 @@ export class ScopeOrderer {
     return this.next !== undefined && this.next <= this.ahead;
   }
 
-  private hold(seq: number, payload: string): void {
+  private hold(seq: number, payload: string, delivery: DeliverySpan | undefined): void {
     if (seq > this.ahead) this.ahead = seq;
     const held = (this.held ??= new Map());
     // Beyond the bound the event is not kept: the store has it, and the fill reads it from there.
-    if (held.size < this.settings.maxPendingEvents && !held.has(seq)) held.set(seq, new LiveEvent(seq, payload));
+    if (held.size < this.settings.maxPendingEvents && !held.has(seq)) held.set(seq, new LiveEvent(seq, payload, false, undefined, delivery));
+    else delivery?.skipped(held.has(seq) ? 'late' : 'dropped');
     this.armTimer();
   }
 

@@ -1,6 +1,7 @@
 import { AppError } from '@chat/contracts';
 import type { Backbone, Channel, DeliveredEvent, Subscription } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
+import { startDeliverySpan } from '@chat/tracing';
 import { FanoutQueue } from './fanout-queue.ts';
 import type { LiveEvent } from './live-event.ts';
 import { ScopeOrderer, type OrderedScope, type OrdererSettings } from './scope-orderer.ts';
@@ -72,6 +73,7 @@ class Scope implements OrderedScope {
   }
 
   deliver(event: LiveEvent): void {
+    if (this.sessions.size === 0) event.delivery?.skipped('closed');
     this.fanout.push(this.sessions, event);
   }
 
@@ -110,7 +112,10 @@ export class StreamHub {
       (session, live) => this.deliverTo(session, live),
       undefined,
       undefined,
-      (live, sessions) => this.deliveredToScope(live, sessions[0]!.source.channel),
+      (live, sessions) => {
+        live.delivery?.delivered(sessions.length);
+        this.deliveredToScope(live, sessions[0]!.source.channel);
+      },
     );
   }
 
@@ -232,7 +237,10 @@ export class StreamHub {
   private dispatch(event: DeliveredEvent): void {
     // An entry ID starts with the milliseconds of its publish (`<ms>-<n>`): parseInt reads them.
     this.options.metrics?.backboneRead(event.channel, Math.max(0, this.now() - parseInt(event.entryId, 10)) / 1000);
-    this.scopes.get(event.channel)?.get(event.scopeKey)?.orderer.accept(event.seq, event.data);
+    const scope = this.scopes.get(event.channel)?.get(event.scopeKey);
+    // A traced event gets one delivery span per gateway that has streams of its scope (tracing on);
+    // an untraced one costs nothing more.
+    scope?.orderer.accept(event.seq, event.data, event.traceparent === undefined ? undefined : startDeliverySpan(event));
   }
 
   /**
