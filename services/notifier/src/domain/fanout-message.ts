@@ -1,7 +1,8 @@
 import type { CoreClient, MentionTarget as CoreTarget } from '@chat/authz-client';
-import type { Backbone } from '@chat/backbone';
+import type { Backbone, BackboneEvent } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
 import type { FeedPlacement, MentionFanoutRow, MessageRow, NotificationRow, Store } from '@chat/store';
+import { startPublishSpan } from '@chat/tracing';
 import { messageJson, storedNotificationJson } from '@chat/wire-format';
 import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
 import { PoisonFanoutError } from './poison-fanout-error.ts';
@@ -114,15 +115,19 @@ async function publishAfterCommit(
   deps: FanoutDeps,
   committed: Array<{ notification: NotificationRow; outboxId: number; feed: FeedPlacement }>,
 ): Promise<void> {
+  // A traced fanout's publish (tracing on) is a span of the append's trace; the inbox streams' deliveries follow its traceparent.
+  const publish = startPublishSpan('notifications');
+  const events: BackboneEvent[] = committed.flatMap(({ notification, feed }) => [
+    { channel: 'notifications' as const, scopeKey: notification.inboxKey, seq: notification.seq, data: storedNotificationJson(notification) },
+    { channel: 'notifications' as const, scopeKey: feed.feedKey, seq: feed.feedSeq, data: feed.payload },
+  ]);
+  if (publish) for (const event of events) event.traceparent = publish.traceparent;
   try {
-    await deps.backbone.publish(
-      committed.flatMap(({ notification, feed }) => [
-        { channel: 'notifications' as const, scopeKey: notification.inboxKey, seq: notification.seq, data: storedNotificationJson(notification) },
-        { channel: 'notifications' as const, scopeKey: feed.feedKey, seq: feed.feedSeq, data: feed.payload },
-      ]),
-    );
+    await deps.backbone.publish(events);
+    publish?.published(events.length);
     await deps.store.outbox.remove(committed.flatMap((c) => [c.outboxId, c.feed.outboxId]));
   } catch (err) {
+    publish?.fail(err);
     deps.logger.warn({ err, messageId: committed[0]?.notification.messageId }, 'notification publish failed; the outbox relay will retry');
   }
 }

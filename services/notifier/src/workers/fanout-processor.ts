@@ -1,5 +1,6 @@
 import { AppError } from '@chat/contracts';
 import { FanoutSettledError, type MentionFanoutRow } from '@chat/store';
+import { runUntraced } from '@chat/tracing';
 import { prepareFanout, writeFanout, type FanoutDeps, type PreparedFanout } from '../domain/fanout-message.ts';
 import type { NotifierMetrics } from '../metrics.ts';
 
@@ -84,7 +85,8 @@ export class FanoutProcessor {
     }
     const state = { dirty: false };
     this.draining.set(roomId, state);
-    const drain = this.drainRoom(roomId, afterSeq, 'backbone', () => !this.stopping, state).finally(() => this.drains.delete(drain));
+    // Outside the event's trace (tracing on): the drain runs other messages' fanouts.
+    const drain = runUntraced(() => this.drainRoom(roomId, afterSeq, 'backbone', () => !this.stopping, state)).finally(() => this.drains.delete(drain));
     this.drains.add(drain);
   }
 

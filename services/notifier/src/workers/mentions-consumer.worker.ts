@@ -1,6 +1,7 @@
 import type { Backbone, Consumer, DeliveredEvent } from '@chat/backbone';
 import { parseMentionEventData } from '@chat/wire-format';
 import type { Logger } from '@chat/observability';
+import { traceEventHandling } from '@chat/tracing';
 import type { FanoutProcessor } from './fanout-processor.ts';
 
 export interface MentionsConsumerSettings {
@@ -30,6 +31,9 @@ export interface MentionsConsumerSettings {
  * leaves the row to the sweeper, and a row already done or held by another worker makes the event a
  * no-op, as does a row behind an earlier pending row of its room (whoever runs that one runs this one
  * next). Stopping the consumer also waits for the room drains it started.
+ *
+ * A traced event (tracing on) is handled in a span `process mentions` under its publish span, so the
+ * fanout's calls to core and its notifications' publish join the append's trace.
  */
 export async function startMentionsConsumer(
   backbone: Backbone,
@@ -50,7 +54,7 @@ export async function startMentionsConsumer(
       onError: (err) => logger.warn({ err }, 'mentions consumer error'),
     },
     async (event: DeliveredEvent) => {
-      await processor.claimAndProcess(parseMentionEventData(event.data).messageId, event.scopeKey);
+      await traceEventHandling(event, () => processor.claimAndProcess(parseMentionEventData(event.data).messageId, event.scopeKey), (outcome) => outcome ?? 'none');
     },
   );
   return {
