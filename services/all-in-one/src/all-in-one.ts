@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '@chat/observability';
 import { openProcessResources, type ProcessResources } from '@chat/process-resources';
 import { lockDataDir, type DataDirLock } from '@chat/store';
 import { attachStreamFront, createGatewayRuntime } from '@chat/stream-gateway';
+import { startTracing } from '@chat/tracing';
 import { createViewerRoutes } from '@chat/viewer';
 import type { AllInOneConfig } from './config.ts';
 import { demoBanner } from './demo-banner.ts';
@@ -34,6 +35,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
     const previous = dataDirLock.tookOverFrom;
     if (previous) logger.warn({ dataDir: dataDirLock.dir, previousPid: previous.pid, previousSince: previous.since }, 'took over the data folder from a process that no longer runs');
   }
+  const tracing = await startTracing(config.tracing, logger);
   const { devCore, resources } = await startCoreAndResources(config, logger, dataDirLock).catch(async (err: unknown) => {
     await dataDirLock?.release();
     throw err;
@@ -75,6 +77,7 @@ export async function startAllInOne(config: AllInOneConfig): Promise<RunningAllI
       await resources.close();
       await devCore?.close();
       await dataDirLock?.release();
+      await tracing.shutdown();
     },
   };
 }

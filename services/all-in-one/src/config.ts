@@ -20,12 +20,15 @@ import {
   port,
   redisConfigOf,
   redisFields,
+  tracingConfigOf,
+  tracingFields,
   webhookDeliveryConfigOf,
   webhookDeliveryFields,
   type CursorConfig,
   type DatabaseConfig,
   type HttpServerConfig,
   type RedisConfig,
+  type TracingConfig,
   type WebhookDeliveryConfig,
 } from '@chat/service-config';
 import { DevCoreEnvSchema } from '@chat/dev-core';
@@ -45,6 +48,7 @@ export const AllInOneEnvSchema = z.object({
   ...apiEnvFields,
   ...gatewayEnvFields,
   ...webhookDeliveryFields,
+  ...tracingFields,
   // The all-in-one is a developer's own machine's service, with demo tokens and dev-core's
   // token minting: it serves this machine only unless told otherwise. The distributed services keep
   // the shared default (every interface), which a pod needs.
@@ -71,6 +75,8 @@ export interface AllInOneConfig {
   /** `keysDir`: where dev-core keeps its signing keys, so tokens outlive a restart. */
   devCore: { port: number; host: string; fixturePath: string | undefined; keysDir: string };
   printDemoTokens: boolean;
+  /** Off unless an OTLP endpoint is set. @defaultValue off */
+  tracing?: TracingConfig;
 }
 
 /**
@@ -90,5 +96,6 @@ export function loadAllInOneConfig(env: NodeJS.ProcessEnv, options: { terminal?:
     webhookDelivery: webhookDeliveryConfigOf({ ...e, CHAT_DEVELOPMENT_MODE: true }),
     devCore: { port: e.DEV_CORE_PORT, host: e.DEV_CORE_HOST, fixturePath: e.DEV_CORE_FIXTURE, keysDir: join(e.DATA_DIR, DEV_CORE_KEYS_FOLDER) },
     printDemoTokens: e.PRINT_DEMO_TOKENS,
+    tracing: tracingConfigOf(e, 'chat-all-in-one'),
   }));
 }

@@ -8,9 +8,12 @@ import {
   positiveInt,
   sharedEnvFields,
   standaloneServiceConfigOf,
+  tracingConfigOf,
+  tracingFields,
   webhookAddressConfigOf,
   webhookAddressFields,
   type StandaloneServiceConfig,
+  type TracingConfig,
   type WebhookAddressConfig,
 } from '@chat/service-config';
 import type { AppendRateLimit } from '@chat/store';
@@ -30,6 +33,7 @@ export const apiEnvFields = {
 export const ApiEnvSchema = z.object({
   ...sharedEnvFields,
   ...apiEnvFields,
+  ...tracingFields,
   API_ADMIN_PORT: port.default(9090).describe('admin server port (`/healthz`, `/readyz`, `/metrics`); 0 picks a free one'),
 });
 
@@ -64,6 +68,8 @@ export const apiServiceConfigOf = (e: ParsedApiFields, developmentMode: boolean)
 /** The standalone API's configuration. */
 export interface ApiConfig extends StandaloneServiceConfig {
   api: ApiServiceConfig;
+  /** Off unless an OTLP endpoint is set. */
+  tracing: TracingConfig;
 }
 
 /**
@@ -71,5 +77,9 @@ export interface ApiConfig extends StandaloneServiceConfig {
  * public development token and plain-http core off loopback are refused.
  */
 export function loadApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
-  return loadConfig(ApiEnvSchema, env, (e) => ({ ...standaloneServiceConfigOf(e, e.API_ADMIN_PORT), api: apiServiceConfigOf(e, e.CHAT_DEVELOPMENT_MODE) }));
+  return loadConfig(ApiEnvSchema, env, (e) => ({
+    ...standaloneServiceConfigOf(e, e.API_ADMIN_PORT),
+    api: apiServiceConfigOf(e, e.CHAT_DEVELOPMENT_MODE),
+    tracing: tracingConfigOf(e, 'chat-api'),
+  }));
 }

@@ -18,12 +18,15 @@ import {
   positiveInt,
   redisConfigOf,
   redisFields,
+  tracingConfigOf,
+  tracingFields,
   webhookAddressFields,
   webhookDeliveryConfigOf,
   webhookDeliveryFields,
   type CoreConfig,
   type RedisConfig,
   type DatabasePooler,
+  type TracingConfig,
 } from '@chat/service-config';
 import { z } from 'zod';
 import type { NotifierSettingsInput } from './runtime.ts';
@@ -60,6 +63,7 @@ export const NotifierEnvSchema = z.object({
   WEBHOOK_ALLOWED_CIDRS: webhookAddressFields.WEBHOOK_ALLOWED_CIDRS,
   ...webhookDeliveryFields,
   ...logFields,
+  ...tracingFields,
 });
 
 /** The standalone notifier's configuration. */
@@ -71,6 +75,8 @@ export interface NotifierConfig {
   redis: RedisConfig & { url: string };
   core: CoreConfig;
   notifier: NotifierSettingsInput;
+  /** Off unless an OTLP endpoint is set. */
+  tracing: TracingConfig;
 }
 
 /** Parses the environment; a bad value, or an unsafe one outside development mode, fails start naming it. */
@@ -101,6 +107,7 @@ export function loadNotifierConfig(env: NodeJS.ProcessEnv): NotifierConfig {
         processor: { leaseMs: e.NOTIFIER_LEASE_MS, maxAttempts: e.NOTIFIER_MAX_ATTEMPTS, retryDelayMs: e.NOTIFIER_RETRY_DELAY_MS },
         webhooks: webhookDeliveryConfigOf(e),
       },
+      tracing: tracingConfigOf(e, 'chat-notifier'),
     };
     assertSafeOutsideDevelopment({ developmentMode: config.developmentMode, coreUrl: config.core.url, serviceToken: config.core.serviceToken });
     return config;

@@ -5,6 +5,7 @@
 import { createLogger, startAdminServer } from '@chat/observability';
 import { openProcessResources } from '@chat/process-resources';
 import { loadConfigOrExit } from '@chat/service-config';
+import { startTracing } from '@chat/tracing';
 import { loadNotifierConfig } from './config.ts';
 import { createNotifierRuntime } from './runtime.ts';
 import { bullmqWebhookQueue } from './webhook-queue.ts';
@@ -12,6 +13,7 @@ import { bullmqWebhookQueue } from './webhook-queue.ts';
 async function main(): Promise<void> {
   const config = loadConfigOrExit(() => loadNotifierConfig(process.env));
   const logger = createLogger({ name: 'notifier', level: config.log.level });
+  const tracing = await startTracing(config.tracing, logger);
   const resources = await openProcessResources(
     {
       database: { ...config.database, dataDir: './data' },
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
       await runtime.stop();
       await admin.close();
       await resources.close();
+      await tracing.shutdown();
       process.exit(0);
     } catch (err) {
       // Unsettled rows are not lost: their leases lapse and another notifier takes them.

@@ -2,7 +2,17 @@
  * The stream gateway's settings, read from the environment once at start and handed on as one
  * typed, nested object. Nothing else reads `process.env`.
  */
-import { loadConfig, port, positiveInt, sharedEnvFields, standaloneServiceConfigOf, type StandaloneServiceConfig } from '@chat/service-config';
+import {
+  loadConfig,
+  port,
+  positiveInt,
+  sharedEnvFields,
+  standaloneServiceConfigOf,
+  tracingConfigOf,
+  tracingFields,
+  type StandaloneServiceConfig,
+  type TracingConfig,
+} from '@chat/service-config';
 import { z } from 'zod';
 import type { StreamEngineSettings } from './settings.ts';
 
@@ -26,6 +36,7 @@ export const gatewayEnvFields = {
 export const GatewayEnvSchema = z.object({
   ...sharedEnvFields,
   ...gatewayEnvFields,
+  ...tracingFields,
   GATEWAY_ADMIN_PORT: port.default(9091).describe('admin server port (`/healthz`, `/readyz`, `/metrics`); 0 picks a free one'),
 });
 
@@ -70,9 +81,15 @@ export const gatewayServiceConfigOf = (e: ParsedGatewayFields): GatewayServiceCo
 /** The standalone gateway's configuration. */
 export interface GatewayConfig extends StandaloneServiceConfig {
   gateway: GatewayServiceConfig;
+  /** Off unless an OTLP endpoint is set. */
+  tracing: TracingConfig;
 }
 
 /** Parses the environment; a bad value, or an unsafe one outside development mode, fails the start naming it. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
-  return loadConfig(GatewayEnvSchema, env, (e) => ({ ...standaloneServiceConfigOf(e, e.GATEWAY_ADMIN_PORT), gateway: gatewayServiceConfigOf(e) }));
+  return loadConfig(GatewayEnvSchema, env, (e) => ({
+    ...standaloneServiceConfigOf(e, e.GATEWAY_ADMIN_PORT),
+    gateway: gatewayServiceConfigOf(e),
+    tracing: tracingConfigOf(e, 'chat-stream-gateway'),
+  }));
 }

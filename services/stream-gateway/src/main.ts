@@ -6,6 +6,7 @@ import { connectionRoom, createLimitedServer } from '@chat/http-server';
 import { createLogger, startAdminServer } from '@chat/observability';
 import { openProcessResources } from '@chat/process-resources';
 import { loadConfigOrExit } from '@chat/service-config';
+import { startTracing } from '@chat/tracing';
 import { once } from 'node:events';
 import { loadGatewayConfig } from './config.ts';
 import { attachStreamFront } from './http/stream-front.ts';
@@ -16,6 +17,7 @@ const CONNECTION_READY_SHARE = 0.99;
 
 const config = loadConfigOrExit(() => loadGatewayConfig(process.env));
 const logger = createLogger({ name: 'stream-gateway', level: config.log.level });
+const tracing = await startTracing(config.tracing, logger);
 const resources = await openProcessResources({ ...config, streamCaps: config.gateway.caps }, logger);
 const gateway = createGatewayRuntime({ resources, logger, engine: config.gateway.engine });
 const server = createLimitedServer(gateway.pipeline.listener, config.http.limits);
@@ -46,6 +48,8 @@ async function shutdown(signal: string): Promise<void> {
   await gateway.close();
   await resources.close();
   await admin.close();
+  // Last, so the deliveries of the drain are exported with the rest.
+  await tracing.shutdown();
   logger.info('stream gateway stopped');
   process.exit(0);
 }

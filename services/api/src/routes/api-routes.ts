@@ -63,6 +63,8 @@ export function apiRoutes(deps: ApiDeps): RouteTable<ScopeAccess, PrincipalAcces
   ];
   return {
     service: 'api',
+    // With tracing on, every API request is a server span: an append's trace starts here.
+    traced: true,
     services: {
       logger: deps.logger,
       httpDuration: deps.metrics.httpDuration,
