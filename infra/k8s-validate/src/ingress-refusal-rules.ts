@@ -6,7 +6,7 @@
  */
 import { backendPolicyFor, httpsRouteRules, ruleFor, type Placed } from './gateway-routes.ts';
 import { REQUEST_ID_OPERATOR } from './ingress-catalog.ts';
-import { configData, issueFor, ofKind, type Rule, type RuleContext } from './rule-context.ts';
+import { configData, issueFor, ofKind, type Rule } from './rule-context.ts';
 import { OPENAPI_DOCUMENT, specOperations, type SpecOperation } from './spec-operations.ts';
 import type { Issue, KubeObject } from './issue.ts';
 

@@ -105,7 +105,7 @@ describe('the access log', () => {
     // Headers are in; the stream goes on for 400 ms, yet its sample is already there.
     const sample = (await httpDuration.get()).values.find((v) => v.metricName === 'access_http_duration_count');
     expect(sample).to.deep.include({ value: 1, labels: { operation: '/v1/inbox/events', method: 'GET', status: '200' } });
-    const fast = (await httpDuration.get()).values.find((v) => v.metricName === 'access_http_duration_bucket' && v.labels.le === 0.1);
+    const fast = (await httpDuration.get()).values.find((v) => v.metricName === 'access_http_duration_bucket' && (v.labels as Record<string, unknown>).le === 0.1);
     expect(fast?.value).to.equal(1);
     await response.text();
     const line = await lineOf('stream-1');
