@@ -117,6 +117,12 @@ for (const deployment of FLEET_DEPLOYMENTS) {
         await exited;
       };
 
+      // The first run is left alone for a while: the latency of an undisturbed bot, following its
+      // feed before the first mention is written, so each mention's age is the path from its commit
+      // to the handler, not the bot's start.
+      const calm = startBot();
+      await calm.waitForOutput(/^stream open$/m, 60_000);
+
       // Mentions at a steady rate from 16 writers; the repository of each is drawn Zipf-like.
       const pick = zipfPicker(REPOSITORIES, random);
       const revoked = new Set<string>();
@@ -147,9 +153,7 @@ for (const deployment of FLEET_DEPLOYMENTS) {
       let writingDone = false;
       void writing.then(() => (writingDone = true));
 
-      // The first run is left alone for a while: the latency of an undisturbed bot.
       const writingMs = (MENTIONS * 1000) / RATE;
-      const calm = startBot();
       await sleep(writingMs / 4);
       await kill(calm);
       // Then killed again and again at random moments while the mentions keep coming; half-way, the

@@ -4,7 +4,8 @@
  * repository where it holds a grant) and replies `re <messageId>` to every mention, pausing a random
  * moment before and after the reply so kills land between reading, replying and acknowledging. One
  * stdout line per handled notification: `handled <notificationId> <repositoryId> <ms from the
- * mention's commit to the handler> <epoch ms> created|replayed`; `stopped` after a clean stop.
+ * mention's commit to the handler> <epoch ms> created|replayed`; `stream open` each time its feed
+ * stream connects; `stopped` after a clean stop.
  *
  * Environment: CHAT_URL, CHAT_TOKEN, BOT_ACK_EVERY, BOT_MAX_PAUSE_MS.
  */
@@ -18,6 +19,7 @@ const bot = runBot({
   token: process.env.CHAT_TOKEN,
   ackEvery: Number(process.env.BOT_ACK_EVERY ?? '20'),
   ackIntervalMs: 1000,
+  stream: { onStatus: (status) => status.state === 'open' && process.stdout.write('stream open\n') },
   async handler({ notification, message, reply }) {
     const entered = Date.now();
     await pause();
