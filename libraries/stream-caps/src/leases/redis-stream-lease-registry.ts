@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { defineLua, runLua } from '../redis/lua-command.ts';
 import { checkKeyPrefix } from '../redis/key-prefix.ts';
 import { connectionName, settleWithin, withDeadline } from '@chat/redis-client';
 import { redisHandle, releaseHandle, type RedisHandle, type RedisTargetOrClient } from '../redis/redis-handle.ts';
+import { HolderLiveness } from './holder-liveness.ts';
 import { parseLost, parseTake, RENEW_SLOTS, TAKE_SLOT } from './redis-lease-scripts.ts';
 import { StreamLeaseLostError } from './stream-lease-lost-error.ts';
 import {
@@ -58,9 +58,6 @@ function sliceOf(key: string): number {
   return (hash >>> 0) % RENEWAL_SLICES;
 }
 
-/** How long a holder found alive is taken to be alive without asking Redis again. */
-const HOLDER_ALIVE_CACHE_MS = 1000;
-
 /** The sets a live lease holds a slot in: a room stream's principal and room sets, or an inbox stream's one set. */
 type HeldSlots = readonly string[];
 
@@ -78,9 +75,8 @@ type HeldSlots = readonly string[];
  *
  * A process that dies without closing (SIGKILL, OOM, a lost node) stops renewing, and its slots
  * would hold their caps until they expire, `leaseMs` later. So each registry is a holder with a
- * random id: its lease ids are `<holder>.<n>`, and it keeps a liveness key
- * `<prefix>:{cap:h:<holder>}` alive for `holderTtlMs`, refreshed every fifth of it (one SET per
- * process, whatever it holds). An acquire that finds a cap full is told the holders of the slots in
+ * random id: its lease ids are `<holder>.<n>`, and it keeps a liveness key alive for `holderTtlMs`
+ * (holder-liveness.ts). An acquire that finds a cap full is told the holders of the slots in
  * the way, asks which liveness keys are gone (a holder seen alive is trusted for a second), and takes
  * again dropping the slots of the dead ones: the slots of a killed gateway free within `holderTtlMs`
  * of its death. The liveness keys live in slots of their own (a set's script cannot read them in
@@ -105,14 +101,8 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
   private pendingRemovals = new Map<string, Set<string>>();
   private removalWaiters: Array<() => void> = [];
   private removalScheduled = false;
-  /** This registry's id among the holders of slots; lease ids are `<holder>.<n>`. */
-  readonly holder = randomBytes(9).toString('base64url');
   private leaseCount = 0;
-  private readonly holderTtlMs: number;
-  private readonly liveness: NodeJS.Timeout;
-  private announced: Promise<void> | undefined;
-  /** Other holders found alive, until when they are taken to be. */
-  private readonly aliveUntil = new Map<string, number>();
+  private readonly liveness: HolderLiveness;
 
   constructor(options: RedisStreamLeaseRegistryOptions) {
     this.settings = streamCapSettings(options);
@@ -126,15 +116,12 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     this.timer = setInterval(() => void this.renewDue(), Math.max(1, Math.floor(this.settings.leaseMs / 3 / RENEWAL_SLICES)));
     // Renewals alone must not keep a process alive that has nothing else to do.
     this.timer.unref();
-    this.holderTtlMs = options.holderTtlMs ?? 5000;
-    if (!Number.isSafeInteger(this.holderTtlMs) || this.holderTtlMs < 500) throw new RangeError(`holderTtlMs must be an integer of at least 500, got ${this.holderTtlMs}`);
-    this.liveness = setInterval(() => void this.announce().catch((err: unknown) => this.report(err)), Math.floor(this.holderTtlMs / 5));
-    this.liveness.unref();
+    this.liveness = new HolderLiveness(this.handle, this.keyPrefix, options.holderTtlMs ?? 5000, this.timeoutMs, (err) => this.report(err));
   }
 
-  /** The key whose presence says holder `holder` is alive. */
-  holderKey(holder: string): string {
-    return `${this.keyPrefix}:{cap:h:${holder}}`;
+  /** This registry's id among the holders of slots; lease ids are `<holder>.<n>`. */
+  get holder(): string {
+    return this.liveness.holder;
   }
 
   principalSetKey(principalKey: string): string {
@@ -151,7 +138,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
 
   async acquire(input: { principalKey: string; roomKey: string }): Promise<StreamLease> {
     if (this.closed) throw streamLeasesUnavailable();
-    await this.ensureAnnounced();
+    await this.liveness.ensureAnnounced();
     const id = this.nextId();
     const principalSet = this.principalSetKey(input.principalKey);
     const roomSet = this.roomSetKey(input.roomKey);
@@ -172,7 +159,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
 
   async acquireInbox(input: { principalKey: string }): Promise<StreamLease> {
     if (this.closed) throw streamLeasesUnavailable();
-    await this.ensureAnnounced();
+    await this.liveness.ensureAnnounced();
     const id = this.nextId();
     const inboxSet = this.inboxSetKey(input.principalKey);
     await this.take('inbox', inboxSet, id, this.settings.inboxPrincipalCap);
@@ -183,55 +170,18 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
-    clearInterval(this.liveness);
     await this.flushRemovals();
     const held = [...this.live];
     this.live.clear();
     for (const sets of this.setsBySlice) sets.clear();
     if (held.length > 0) await this.removeQuietly(held.flatMap(([id, slots]) => slots.map((key) => ({ key, ids: [id] }))));
-    try {
-      await withDeadline(this.handle.redis.del(this.holderKey(this.holder)), this.timeoutMs);
-    } catch (err) {
-      this.report(err); // it expires within holderTtlMs
-    }
+    await this.liveness.close().catch((err: unknown) => this.report(err));
     await releaseHandle(this.handle);
   }
 
   private nextId(): string {
     this.leaseCount += 1;
     return `${this.holder}.${this.leaseCount.toString(36)}`;
-  }
-
-  /** Sets or refreshes this holder's liveness key. */
-  private async announce(): Promise<void> {
-    if (this.closed) return;
-    await withDeadline(this.handle.redis.set(this.holderKey(this.holder), '1', 'PX', this.holderTtlMs), this.timeoutMs);
-  }
-
-  /** Resolves once this holder's liveness key was set: no slot is taken under a holder nobody can see alive. */
-  private async ensureAnnounced(): Promise<void> {
-    this.announced ??= this.announce();
-    try {
-      await this.announced;
-    } catch (err) {
-      this.announced = undefined;
-      throw streamLeasesUnavailable(err);
-    }
-  }
-
-  /** Of `holders`, the ones whose liveness key is gone. */
-  private async deadAmong(holders: readonly string[]): Promise<string[]> {
-    const now = Date.now();
-    const unknown = holders.filter((h) => h !== this.holder && (this.aliveUntil.get(h) ?? 0) <= now);
-    if (unknown.length === 0) return [];
-    const exists = await withDeadline(Promise.all(unknown.map((h) => this.handle.redis.exists(this.holderKey(h)))), this.timeoutMs);
-    if (this.aliveUntil.size > 10_000) this.aliveUntil.clear();
-    const dead: string[] = [];
-    unknown.forEach((h, i) => {
-      if (exists[i] === 1) this.aliveUntil.set(h, now + HOLDER_ALIVE_CACHE_MS);
-      else dead.push(h);
-    });
-    return dead;
   }
 
   /** Registers slots taken in Redis as a live lease, unless the registry closed meanwhile. */
@@ -252,7 +202,7 @@ export class RedisStreamLeaseRegistry implements StreamLeaseRegistry {
         parseTake(await withDeadline(runLua(this.handle.redis, TAKE_SLOT, [key], [id, cap, this.settings.leaseMs, this.keyTtlMs(), ...dead]), this.timeoutMs));
       result = await takeOnce([]);
       if (!result.taken && result.holders.length > 0) {
-        const dead = await this.deadAmong(result.holders);
+        const dead = await this.liveness.deadAmong(result.holders);
         if (dead.length > 0) result = await takeOnce(dead);
       }
     } catch (err) {
