@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { ChatClient, type MessageResponse } from '@chat/client';
 import { ChildService } from '../harness/child-service.ts';
@@ -8,6 +7,7 @@ import { seededRandom } from '../harness/seeded-random.ts';
 import { testConfig } from '../harness/test-config.ts';
 import { zipfPicker } from '../harness/zipf.ts';
 import { buildBotWorld, mentionBody } from './bot-world.ts';
+import { followHandled, sigkill as kill, sleep, type Handled } from './fleet-children.ts';
 import { FLEET_DEPLOYMENTS, type FleetDeployment } from './fleet-deployments.ts';
 
 /**
@@ -36,26 +36,6 @@ const ENV = {
   api: { APPEND_RATE_LIMIT: '1000000', WEBHOOK_ALLOW_LOOPBACK: 'true' },
   notifier: { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_MAX_ATTEMPTS: '10', WEBHOOK_RETRY_BASE_MS: '250', WEBHOOK_RETRY_MAX_MS: '8000', WEBHOOK_TIMEOUT_MS: '5000' },
 };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Handled {
-  deliveryId: string;
-  repositoryId: string;
-  ageMs: number;
-  at: number;
-  created: boolean;
-}
-
-function handledLines(text: string): Handled[] {
-  return [...text.matchAll(/^handled (\S+) (\S+) (-?\d+) (\d+) (created|replayed)$/gm)].map((m) => ({
-    deliveryId: m[1]!,
-    repositoryId: m[2]!,
-    ageMs: Number(m[3]),
-    at: Number(m[4]),
-    created: m[5] === 'created',
-  }));
-}
 
 for (const deployment of FLEET_DEPLOYMENTS) {
   describe(`bot fleet by webhook, ${deployment.name}`, function () {
@@ -93,22 +73,11 @@ for (const deployment of FLEET_DEPLOYMENTS) {
           env: { CHAT_URL: service.url, CHAT_TOKEN: botToken, WEBHOOK_SECRET: SECRET, PORT: String(port), FAIL_REPOSITORY: failing },
         });
         receivers.push(receiver);
-        let partial = '';
-        receiver.process.stdout!.on('data', (chunk: Buffer) => {
-          const lines = (partial + chunk.toString('utf8')).split('\n');
-          partial = lines.pop()!;
-          handled.push(...handledLines(lines.join('\n')));
-        });
+        followHandled(receiver, (parsed) => handled.push(...parsed));
         await receiver.waitForOutput(/^receiver listening$/m, 30_000);
         return receiver;
       };
       const downs: Array<{ killed: number; up?: number }> = [];
-      const kill = async (child: ChildService) => {
-        if (child.hasExited) throw new Error(`a process exited by itself:\n${child.log}`);
-        const exited = once(child.process, 'exit');
-        child.process.kill('SIGKILL');
-        await exited;
-      };
 
       // The failing repository gets a few mentions, at known moments; the rest are drawn Zipf-like from the others.
       const pick = zipfPicker(REPOSITORIES - 1, random);
@@ -173,7 +142,7 @@ for (const deployment of FLEET_DEPLOYMENTS) {
       const failing = mentions.filter((m) => m.repositoryId === failingRepository);
       const deadline = Date.now() + 300_000;
       for (;;) {
-        const handledDeliveries = new Set(handled.map((h) => h.deliveryId));
+        const handledDeliveries = new Set(handled.map((h) => h.id));
         const letters = await deadLetters();
         if ((handledDeliveries.size >= healthy.length && letters.length >= failing.length) || Date.now() > deadline) break;
         await sleep(1000);
@@ -200,8 +169,8 @@ for (const deployment of FLEET_DEPLOYMENTS) {
       const unexpected = [...replies.keys()].filter((id) => !mentions.some((m) => m.message.messageId === id));
       expect({ missing: missing.length, twice: twice.length, unexpected }, context).to.deep.equal({ missing: 0, twice: 0, unexpected: [] });
       // At least once: a handler ran for every mention's delivery (the delivery ID is `<webhookId>.<notificationId>`).
-      expect(new Set(handled.map((h) => h.deliveryId)).size, context).to.equal(mentions.length);
-      expect(handled.every((h) => h.deliveryId.startsWith(`${webhook.webhookId}.`))).to.equal(true);
+      expect(new Set(handled.map((h) => h.id)).size, context).to.equal(mentions.length);
+      expect(handled.every((h) => h.id.startsWith(`${webhook.webhookId}.`))).to.equal(true);
       await receiver.stop(10_000);
 
       // Figures, printed (speed is shown by `pnpm bench`, not asserted here).

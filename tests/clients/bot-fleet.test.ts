@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { ChatApiError, ChatClient, type MessageResponse } from '@chat/client';
 import { ChildService } from '../harness/child-service.ts';
@@ -8,6 +7,7 @@ import { clientConnections } from '../harness/process-sockets.ts';
 import { seededRandom } from '../harness/seeded-random.ts';
 import { testConfig } from '../harness/test-config.ts';
 import { buildBotWorld, mentionBody } from './bot-world.ts';
+import { followHandled, sigkill as kill, sleep, type Handled } from './fleet-children.ts';
 import { FLEET_DEPLOYMENTS, type FleetDeployment } from './fleet-deployments.ts';
 import { zipfPicker } from '../harness/zipf.ts';
 
@@ -26,26 +26,6 @@ const REVOKED = 10;
 const RECHECK_MS = 1000;
 const MAX_CONNECTIONS = 4;
 const MAX_RSS_BYTES = 150 * 1024 * 1024;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Handled {
-  notificationId: string;
-  repositoryId: string;
-  ageMs: number;
-  at: number;
-  created: boolean;
-}
-
-function handledLines(log: string): Handled[] {
-  return [...log.matchAll(/^handled (\S+) (\S+) (-?\d+) (\d+) (created|replayed)$/gm)].map((m) => ({
-    notificationId: m[1]!,
-    repositoryId: m[2]!,
-    ageMs: Number(m[3]),
-    at: Number(m[4]),
-    created: m[5] === 'created',
-  }));
-}
 
 const ENV = { api: { APPEND_RATE_LIMIT: '1000000' }, gateway: { GATEWAY_RECHECK_MS: String(RECHECK_MS) } };
 
@@ -100,21 +80,11 @@ for (const deployment of FLEET_DEPLOYMENTS) {
         runs.push(bot);
         const mine: Handled[] = [];
         outputOf.set(bot, mine);
-        let partial = '';
-        bot.process.stdout!.on('data', (chunk: Buffer) => {
-          const lines = (partial + chunk.toString('utf8')).split('\n');
-          partial = lines.pop()!;
-          const parsed = handledLines(lines.join('\n'));
+        followHandled(bot, (parsed) => {
           mine.push(...parsed);
           handled.push(...parsed);
         });
         return bot;
-      };
-      const kill = async (bot: ChildService) => {
-        if (bot.hasExited) throw new Error(`the bot exited by itself:\n${bot.log}`);
-        const exited = once(bot.process, 'exit');
-        bot.process.kill('SIGKILL');
-        await exited;
       };
 
       // The first run is left alone for a while: the latency of an undisturbed bot, following its
