@@ -126,6 +126,7 @@ for (const deployment of FLEET_DEPLOYMENTS) {
       const writingMs = (MENTIONS * 1000) / RATE;
       await sleep(writingMs / 4);
       await kill(calm);
+      const calmEndedAt = Date.now();
       // Then killed again and again at random moments while the mentions keep coming; half-way, the
       // bot's grants on some of the quieter repositories are revoked.
       for (let k = 1; k < KILLS; k++) {
@@ -171,7 +172,7 @@ for (const deployment of FLEET_DEPLOYMENTS) {
       await sampler;
 
       // Every notification of a repository the bot may read: the feed lists exactly those.
-      const notifications: Array<{ notificationId: string; messageId: string }> = [];
+      const notifications: Array<{ notificationId: string; messageId: string; createdAt: string }> = [];
       for await (const n of botClient.principalInboxNotifications({ pageSize: 200 })) notifications.push(n);
       expect(notifications.map((n) => n.messageId).sort(), context).to.deep.equal(expected.map((m) => m.message.messageId).sort());
       // Each mention was answered exactly once: one reply in its room, whatever the kills cut short.
@@ -204,8 +205,16 @@ for (const deployment of FLEET_DEPLOYMENTS) {
         .map((h) => h.ageMs)
         .sort((a, b) => a - b);
       const p99 = calmAges[Math.max(0, Math.ceil(calmAges.length * 0.99) - 1)];
+      // Of the mentions written while the undisturbed bot ran: the notifier's part of their age.
+      const committedAt = new Map(mentions.map((m) => [m.message.messageId, Date.parse(m.message.createdAt)]));
+      const fanoutLags = notifications
+        .filter((n) => (committedAt.get(n.messageId) ?? Infinity) < calmEndedAt)
+        .map((n) => Date.parse(n.createdAt) - committedAt.get(n.messageId)!)
+        .sort((a, b) => a - b);
+      const percentile = (sorted: number[], q: number) => sorted[Math.max(0, Math.ceil(sorted.length * q) - 1)];
       process.stdout.write(
-        `      (${mentions.length} mentions, ${refusedAfterRevocation} refused after the revocation; undisturbed run: ${calmAges.length} handled, p99 from mention to handler ${p99} ms; ` +
+        `      (${mentions.length} mentions, ${refusedAfterRevocation} refused after the revocation; undisturbed run: ${calmAges.length} handled, p99 from mention to handler ${p99} ms, ` +
+          `its ${fanoutLags.length} mentions' notifications written p50 ${percentile(fanoutLags, 0.5)} / p99 ${percentile(fanoutLags, 0.99)} ms after the mention; ` +
           `${handled.filter((h) => !h.created).length} replies replayed after kills; at most ${peaks.connections} connections, ${Math.round(peaks.rssBytes / 1048576)} MB resident)\n`,
       );
     });
