@@ -1,7 +1,6 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { startInMemoryTracing, type InMemoryTracing } from '@chat/tracing/testing';
 import { startDevCore, type DevCoreHandle } from '@chat/dev-core';
-import { installTracer, parseTraceparent, startRequestSpan } from '@chat/tracing';
+import { parseTraceparent, startRequestSpan } from '@chat/tracing';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createCoreClient } from './core-client.ts';
@@ -29,8 +28,7 @@ function recordingTransport(): { transport: CoreTransport; sent: Array<{ path: s
 
 describe("core calls' client spans and the traceparent sent to core (against dev-core)", () => {
   let core: DevCoreHandle;
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  let tracing: InMemoryTracing;
 
   before(async () => {
     core = await startDevCore({ port: 0, serviceToken: SERVICE_TOKEN, logger: pino({ level: 'silent' }) });
@@ -39,17 +37,12 @@ describe("core calls' client spans and the traceparent sent to core (against dev
 
   describe('tracing on', () => {
     before(() => {
-      provider.register();
-      installTracer(provider.getTracer('test'));
+      tracing = startInMemoryTracing();
     });
     after(async () => {
-      installTracer(undefined);
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      await tracing.stop();
     });
-    beforeEach(() => exporter.reset());
+    beforeEach(() => tracing.reset());
 
     it("makes an authorization a child span of the request and sends core that span's traceparent", async () => {
       const { transport, sent } = recordingTransport();
@@ -58,8 +51,8 @@ describe("core calls' client spans and the traceparent sent to core (against dev
       const decision = await request.within(() => client.authorize({ principal: alice, repositoryId: REPO, action: 'read' }, { requestId: 'req-1' }));
       request.end(200);
       expect(decision.decision).to.equal('allow');
-      const span = exporter.getFinishedSpans().find((s) => s.name === 'core authorize')!;
-      const server = exporter.getFinishedSpans().find((s) => s.name === 'GET /r')!;
+      const span = tracing.spans().find((s) => s.name === 'core authorize')!;
+      const server = tracing.spans().find((s) => s.name === 'GET /r')!;
       expect(span.parentSpanContext?.spanId).to.equal(server.spanContext().spanId);
       expect(span.attributes).to.include({ 'chat.core.operation': 'authorize', 'server.address': '127.0.0.1' });
       expect(sent).to.have.length(1);
@@ -73,7 +66,7 @@ describe("core calls' client spans and the traceparent sent to core (against dev
       const requests = Array.from({ length: 12 }, (_, i) => startRequestSpan({ method: 'GET', route: '/r', path: '/r', requestId: `req-${i}`, headers: {} })!);
       await Promise.all(requests.map((r) => r.within(() => client.authorize({ principal: alice, repositoryId: REPO, action: 'read' }))));
       requests.forEach((r) => r.end(200));
-      const spans = exporter.getFinishedSpans().filter((s) => s.name === 'core authorize');
+      const spans = tracing.spans().filter((s) => s.name === 'core authorize');
       expect(spans).to.have.length(12);
       const batches = sent.filter((s) => s.path.endsWith('/batch'));
       expect(batches.length, 'at least one shared call').to.be.at.least(1);

@@ -1,6 +1,5 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { installTracer, traceCoreCall } from '@chat/tracing';
+import { startInMemoryTracing, type InMemoryTracing } from '@chat/tracing/testing';
+import { traceCoreCall } from '@chat/tracing';
 import { AppError } from '@chat/contracts';
 import { expect } from 'chai';
 import { once } from 'node:events';
@@ -11,8 +10,7 @@ import { Histogram, Registry } from 'prom-client';
 import { createRoutePipeline, type RouteTable } from './index.ts';
 
 describe('the route pipeline with tracing on', () => {
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  let tracing: InMemoryTracing;
   const services = {
     logger: pino({ level: 'silent' }),
     httpDuration: new Histogram({ name: 'trace_test_http_duration', help: 'h', labelNames: ['operation', 'method', 'status'], registers: [new Registry()] }),
@@ -39,8 +37,7 @@ describe('the route pipeline with tracing on', () => {
   let base: string;
 
   before(async () => {
-    provider.register();
-    installTracer(provider.getTracer('test'));
+    tracing = startInMemoryTracing();
     server = createServer(createRoutePipeline([traced, untraced]).listener).listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,18 +45,14 @@ describe('the route pipeline with tracing on', () => {
   after(async () => {
     server.closeAllConnections();
     server.close();
-    installTracer(undefined);
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
+    await tracing.stop();
   });
-  beforeEach(() => exporter.reset());
+  beforeEach(() => tracing.reset());
 
   /** The spans, once the server has ended them (at the response's close). */
   async function spans(count: number) {
-    for (let i = 0; i < 50 && exporter.getFinishedSpans().length < count; i++) await new Promise((r) => setTimeout(r, 10));
-    return exporter.getFinishedSpans();
+    for (let i = 0; i < 50 && tracing.spans().length < count; i++) await new Promise((r) => setTimeout(r, 10));
+    return tracing.spans();
   }
 
   it("gives a traced table's request a server span named by its route, in the caller's trace, with its calls as children", async () => {
@@ -80,7 +73,7 @@ describe('the route pipeline with tracing on', () => {
     expect((await fetch(`${base}/v1/page`)).status).to.equal(200);
     const answered = await spans(1);
     await new Promise((r) => setTimeout(r, 50));
-    expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['http.response.status_code']])).to.deep.equal([['GET /v1/broken', 503]]);
+    expect(tracing.spans().map((s) => [s.name, s.attributes['http.response.status_code']])).to.deep.equal([['GET /v1/broken', 503]]);
     expect(answered[0]!.status.code).to.equal(2);
   });
 });

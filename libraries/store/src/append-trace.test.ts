@@ -1,6 +1,5 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { installTracer, startRequestSpan } from '@chat/tracing';
+import { startInMemoryTracing, type InMemoryTracing } from '@chat/tracing/testing';
+import { startRequestSpan } from '@chat/tracing';
 import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { newMessage } from '../test/new-message.ts';
@@ -16,22 +15,16 @@ describe('append commit spans (embedded database, tracing on)', function () {
   this.timeout(60_000);
   let database: Database;
   let store: Store;
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  let tracing: InMemoryTracing;
 
   before(async () => {
     database = await openDatabase({ kind: 'pglite' });
     await migrate(database);
     store = createStore(database);
-    provider.register();
-    installTracer(provider.getTracer('test'));
+    tracing = startInMemoryTracing();
   });
   after(async () => {
-    installTracer(undefined);
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
+    await tracing.stop();
     await database.close();
   });
 
@@ -41,7 +34,7 @@ describe('append commit spans (embedded database, tracing on)', function () {
     // Submitted in one event-loop turn: the store's batcher puts both into one statement.
     const outcomes = await Promise.all(rooms.map((scope, i) => requests[i]!.within(() => store.messages.append(scope, newMessage(), { newRoomId: ulid(), now: new Date() }))));
     requests.forEach((r) => r.end(201));
-    const spans = exporter.getFinishedSpans();
+    const spans = tracing.spans();
     const servers = spans.filter((s) => s.name === 'POST /r');
     const commits = spans.filter((s) => s.name === 'append commit');
     expect(commits).to.have.length(2);
@@ -55,7 +48,7 @@ describe('append commit spans (embedded database, tracing on)', function () {
   });
 
   it('records an exact retry as replayed and a hold as its own step, and traces no append outside a request', async () => {
-    exporter.reset();
+    tracing.reset();
     const scope = { repositoryId: ulid(), branchId: null };
     const message = newMessage();
     const request = startRequestSpan({ method: 'POST', route: '/r', path: '/r', requestId: 'req', headers: {} })!;
@@ -67,7 +60,7 @@ describe('append commit spans (embedded database, tracing on)', function () {
     request.end(201);
     expect(held.kind).to.equal('held');
     await store.messages.append(scope, newMessage(), { newRoomId: ulid(), now: new Date() });
-    expect(exporter.getFinishedSpans().map((s) => [s.name, s.attributes['chat.append.outcome']])).to.deep.equal([
+    expect(tracing.spans().map((s) => [s.name, s.attributes['chat.append.outcome']])).to.deep.equal([
       ['append commit', 'created'],
       ['append commit', 'replayed'],
       ['append hold', 'held'],

@@ -2,7 +2,7 @@ import { InProcessBackbone, RedisStreamsBackbone, type Backbone, type DeliveredE
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { parentOf, startInMemoryTracing, type InMemoryTracing } from '../test/in-memory-tracing.ts';
+import { parentOf, startInMemoryTracing, type InMemoryTracing } from './testing.ts';
 import { startDeliverySpan } from './consumer-span.ts';
 import { startPublishSpan } from './publish-span.ts';
 import { startRequestSpan } from './request-span.ts';

@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import { ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
 import { expect } from 'chai';
-import { parentOf, startInMemoryTracing, type InMemoryTracing } from '../test/in-memory-tracing.ts';
+import { parentOf, startInMemoryTracing, type InMemoryTracing } from './testing.ts';
 import { startCommitSpan } from './commit-span.ts';
 import { startDeliverySpan, traceEventHandling } from './consumer-span.ts';
 import { traceCoreCall, type CoreCallSpan } from './core-call-span.ts';

@@ -1,6 +1,6 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import { installTracer, startRelaySpan } from '@chat/tracing';
+import { startInMemoryTracing, type InMemoryTracing } from '@chat/tracing/testing';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { startRelaySpan } from '@chat/tracing';
 import type { MessageRow } from '@chat/store';
 import { messageJson } from '@chat/wire-format';
 import { expect } from 'chai';
@@ -13,26 +13,20 @@ import { openSse, type SseClient } from '../../test/sse-client.ts';
  */
 describe('stream hub: delivery spans', function () {
   this.timeout(60_000);
-  const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  let tracing: InMemoryTracing;
   const h = new GatewayHarness({ target: 'pglite+in-process', repositories: 4 });
   const clients: SseClient[] = [];
 
   before(async () => {
     await h.start();
-    provider.register();
-    installTracer(provider.getTracer('test'));
+    tracing = startInMemoryTracing();
   });
   after(async () => {
     for (const client of clients) client.close();
-    installTracer(undefined);
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
+    await tracing.stop();
     await h.stop();
   });
-  beforeEach(() => exporter.reset());
+  beforeEach(() => tracing.reset());
 
   /** Publishes a committed message as the outbox relay does, under a publish span; answers that span's ID. */
   async function publishTraced(row: MessageRow): Promise<string> {
@@ -49,7 +43,7 @@ describe('stream hub: delivery spans', function () {
     return opened;
   }
 
-  const deliveries = (): ReadableSpan[] => exporter.getFinishedSpans().filter((s) => s.name === 'deliver messages');
+  const deliveries = (): ReadableSpan[] => tracing.spans().filter((s) => s.name === 'deliver messages');
 
   it("makes one span per event for all of the gateway's streams of its room, under the publish span", async () => {
     const repository = h.repository();

@@ -1,10 +1,16 @@
+/**
+ * Tracing for tests (`@chat/tracing/testing`): on, as startTracing turns it on, with ended spans kept
+ * in memory. A module of its own so that a service importing `@chat/tracing` never loads the SDK.
+ */
 import { context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan, type Sampler } from '@opentelemetry/sdk-trace-node';
-import { installTracer } from '../src/active-tracer.ts';
+import { installTracer } from './active-tracer.ts';
 
 export interface InMemoryTracing {
   /** Every span ended so far. */
   spans(): ReadableSpan[];
+  /** Forgets the spans ended so far. */
+  reset(): void;
   /** The one ended span named `name`; fails when there is none or several. */
   span(name: string): ReadableSpan;
   /** Unregisters the provider and turns tracing off. */
@@ -20,6 +26,7 @@ export function startInMemoryTracing(sampler?: Sampler): InMemoryTracing {
   const spans = () => exporter.getFinishedSpans();
   return {
     spans,
+    reset: () => exporter.reset(),
     span(name) {
       const named = spans().filter((s) => s.name === name);
       if (named.length !== 1) throw new Error(`${named.length} spans named ${name}: ${spans().map((s) => s.name).join(', ')}`);
