@@ -13,6 +13,7 @@ import { openDatabase } from './database.ts';
 import { migrate, MigrationLockTimeoutError } from './migrate.ts';
 import { rowsOf } from './sql-script.ts';
 import { sqlFileNames, STORE_SQL_SOURCES, type SqlSources } from './sql-sources.ts';
+import { rejection } from '../test/rejection.ts';
 
 const STORE_MIGRATIONS = sqlFileNames(STORE_SQL_SOURCES.migrationsDir);
 const FAST = { lockTimeoutMs: 200, retryDelayMs: 50 };
@@ -26,15 +27,6 @@ async function migrationsCopy(): Promise<{ sources: SqlSources; add(name: string
     add: (name, text) => writeFile(join(dir, name), text),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 for (const target of freshTargets) {

@@ -9,19 +9,11 @@ import type { Database } from './database.ts';
 import { migrate, type MigrateResult } from './migrate.ts';
 import { rowsOf } from './sql-script.ts';
 import { sqlFileChecksums, sqlFileNames, STORE_SQL_SOURCES } from './sql-sources.ts';
+import { rejection } from '../test/rejection.ts';
 
 const MIGRATION_FILES = sqlFileNames(STORE_SQL_SOURCES.migrationsDir);
 const EVERYTHING: MigrateResult = { migrations: MIGRATION_FILES, functions: FUNCTION_NAMES };
 const NOTHING: MigrateResult = { migrations: [], functions: [] };
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function tableExists(database: Database, name: string): Promise<boolean> {
   return rowsOf<{ t: string | null }>(await database.db.execute(sql`SELECT to_regclass(${name})::text AS t`))[0]!.t !== null;

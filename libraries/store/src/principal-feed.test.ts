@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { ulid } from 'ulid';
 import { TEST_DATABASE_URL, testTargets } from '../test/targets.ts';
 import { openDatabase } from './database.ts';
+import { rejection } from '../test/rejection.ts';
 import {
   createStore,
   FeedCheckpointStaleError,
@@ -24,15 +25,6 @@ const appendOptions = () => ({ now: new Date(), outboxPayload: (n: { notificatio
 function created(outcome: NotificationAppendOutcome): Extract<NotificationAppendOutcome, { kind: 'created' }> {
   if (outcome.kind !== 'created') throw new Error('expected created');
   return outcome;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 for (const target of testTargets) {
