@@ -1,17 +1,19 @@
 import type { BenchCluster } from './bench-cluster.ts';
-import { pidsOfCommand, WindowCpu } from './proc-stats.ts';
+import { pidsOfCommand, postgresPidsOf, WindowCpu } from './proc-stats.ts';
 import { serverProcesses } from './stream-rooms.ts';
 
 /**
  * CPU per append by role over a measured window: every server process of the deployment, dev-core,
- * PostgreSQL (server and backends; other databases' backends too, if anything else runs), Redis and
- * the load client. Shows where an append's CPU goes on a machine whose cores everything shares.
+ * PostgreSQL (the server's shared processes and the backends of the deployment's database; other
+ * databases' backends belong to whatever else runs), Redis (the whole instance) and the load client.
+ * Shows where an append's CPU goes on a machine whose cores everything shares.
  */
 export function appendCpuMeter(cluster: BenchCluster): WindowCpu {
+  const database = cluster.databaseUrl ? new URL(cluster.databaseUrl).pathname.slice(1) : undefined;
   return new WindowCpu(async () => [
     ...serverProcesses(cluster),
     ...(cluster.devCorePid ? [{ label: 'dev-core', pid: cluster.devCorePid }] : []),
-    ...(await pidsOfCommand('postgres')).map((pid) => ({ label: 'postgres', pid })),
+    ...(database ? await postgresPidsOf(database) : await pidsOfCommand('postgres')).map((pid) => ({ label: 'postgres', pid })),
     ...(await pidsOfCommand('redis-server')).map((pid) => ({ label: 'redis', pid })),
   ]);
 }

@@ -14,18 +14,22 @@ export interface AppendThroughputResult {
   appendsPerSecond: number;
   /** Where the CPU went, per append (see append-cpu.ts). */
   cpuNote: string;
+  /** CPU milliseconds over the window by role (see append-cpu.ts). */
+  cpuMs: Record<string, number>;
 }
 
 /**
  * The load client shares the machine's two cores with the servers, so it is lean: undici pools
  * with keep-alive (no `fetch` objects), one pool per API process. Closed-loop append load: `clients` concurrent writers, each appending as fast as its previous
  * append returns, for `seconds`, through the cluster's API processes in turn, into `rooms` rooms
- * (the repository room alone, or that many branch rooms).
+ * (the repository room alone, or that many branch rooms). `bodyMarkdown` gives each append's body
+ * (default a short line).
  */
 export async function measureAppendThroughput(
   cluster: BenchCluster,
-  options: { rooms: 1 | 100; clients: number; seconds: number },
+  options: { rooms: 1 | 100; clients: number; seconds: number; bodyMarkdown?: (client: number, i: number) => string },
 ): Promise<AppendThroughputResult> {
+  const bodyOf = options.bodyMarkdown ?? ((client: number, i: number) => `bench message ${client}-${i}`);
   const { fixture } = cluster;
   const tokens = await Promise.all(fixture.writers.map((subjectId) => cluster.core.mintToken({ type: 'human', subjectId, expiresInSeconds: 3600 })));
   const roomPaths =
@@ -51,7 +55,7 @@ export async function measureAppendThroughput(
             method: 'POST',
             path,
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': newUlid() },
-            body: JSON.stringify({ bodyMarkdown: `bench message ${client}-${i}` }),
+            body: JSON.stringify({ bodyMarkdown: bodyOf(client, i) }),
           })
           .catch(() => null);
         if (response) await response.body.dump();
@@ -65,9 +69,10 @@ export async function measureAppendThroughput(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuNote = formatCpuPerAppend(await cpu.stop(), appended, seconds);
+  const cpuMs = await cpu.stop();
+  const cpuNote = formatCpuPerAppend(cpuMs, appended, seconds);
   await Promise.all(pools.map((pool) => pool.close()));
-  return { rooms: options.rooms, clients: options.clients, seconds, appended, failed, failures, appendsPerSecond: appended / seconds, cpuNote };
+  return { rooms: options.rooms, clients: options.clients, seconds, appended, failed, failures, appendsPerSecond: appended / seconds, cpuNote, cpuMs };
 }
 
 /**
@@ -89,10 +94,10 @@ export interface AppendCapacityResult {
 /** Append throughput at each writer count in turn (same rooms, same window); the best is the capacity. */
 export async function measureAppendCapacity(
   cluster: BenchCluster,
-  options: { rooms: 1 | 100; seconds: number; writerCounts?: readonly number[] },
+  options: { rooms: 1 | 100; seconds: number; writerCounts?: readonly number[]; bodyMarkdown?: (client: number, i: number) => string },
 ): Promise<AppendCapacityResult> {
   const levels: AppendThroughputResult[] = [];
-  for (const clients of options.writerCounts ?? WRITER_COUNTS) levels.push(await measureAppendThroughput(cluster, { rooms: options.rooms, clients, seconds: options.seconds }));
+  for (const clients of options.writerCounts ?? WRITER_COUNTS) levels.push(await measureAppendThroughput(cluster, { ...options, clients }));
   const best = levels.reduce((a, b) => (b.appendsPerSecond > a.appendsPerSecond ? b : a));
   return { best, levels };
 }

@@ -56,7 +56,8 @@ COMMIT;
   }
 }
 
-function findPgbench(): string | undefined {
+/** pgbench of the newest PostgreSQL installed, or the one on PATH. */
+export function findPgbench(): string | undefined {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort().reverse() : [];
   for (const version of versions) {

@@ -94,3 +94,17 @@ export class WindowCpu {
     return used;
   }
 }
+
+/**
+ * PostgreSQL's pids that serve `database`: its backends and the server's shared processes
+ * (postmaster, WAL writer, checkpointer, background writer), not other databases' backends.
+ */
+export async function postgresPidsOf(database: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const pid of await pidsOfCommand('postgres')) {
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replace(/\0/g, ' ');
+    const backend = /^postgres: [^:]+: \S+ (\S+) \S+/.exec(cmdline);
+    if (!backend || backend[1] === database) pids.push(pid);
+  }
+  return pids;
+}

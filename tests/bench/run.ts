@@ -1,8 +1,10 @@
 /**
  * `pnpm bench`: starts each deployment shape on this machine, runs the scenarios against it and
  * prints every figure next to its target. Options: `--mode all-in-one|distributed|both`,
- * `--only reference,redos,startup,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer,growth` and `--quick` (shorter runs, for a
- * smoke check). `reference` (raw PostgreSQL on this machine, the yardstick of the append targets),
+ * `--only reference,redos,startup,floor,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer,growth` and `--quick` (shorter runs, for a
+ * smoke check). `floor` (about 2 minutes: the contract's floor, each part measured on its own, against
+ * the service's CPU per append at saturation; floor-scenario.ts) measures its parts before the
+ * deployments and prints its figures after them, with Nchan's part from `sidebyside` when that ran. `reference` (raw PostgreSQL on this machine, the yardstick of the append targets),
  * `redos` (render time of the ReDoS payloads) and `startup` (the compiled build's start to ready) run
  * once, before the deployments. `sidebyside` runs the shared harness against Nchan and against each deployment shape (it starts its own; see
  * side-by-side.ts): `--sbs-runs N` (default 1) and `--sbs-scenarios 'a50 a100 c d e'` (the default).
@@ -21,6 +23,8 @@ import { runGrowthScenario } from './growth-scenario.ts';
 import { runScaleScenario } from './scale-scenario.ts';
 import { runSearchScenario } from './search-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
+import { floorFigures, measureFloorParts, nchanPerDelivery, type FloorParts } from './floor-scenario.ts';
+import { measureServiceEventBytes } from './floor-service.ts';
 import { runSideBySide, SIDE_BY_SIDE_SCENARIOS } from './side-by-side.ts';
 import { measureStartup } from './startup-scenario.ts';
 import { scenarios as streamScenarios } from './stream-scenarios.ts';
@@ -42,7 +46,7 @@ const option = (name: string) => {
 const quick = args.includes('--quick');
 const modeArg = option('mode') ?? 'both';
 const modes: BenchMode[] = modeArg === 'both' ? ['all-in-one', 'distributed'] : [modeArg as BenchMode];
-const only = new Set((option('only') ?? 'reference,redos,startup,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer').split(','));
+const only = new Set((option('only') ?? 'reference,redos,startup,floor,sidebyside,append,fanout,latency,idle,open,mention,leak,bot,viewer').split(','));
 const sideBySide = { runs: Number(option('sbs-runs') ?? 1), scenarios: (option('sbs-scenarios') ?? SIDE_BY_SIDE_SCENARIOS.join(' ')).split(/[ ,]+/).filter(Boolean) };
 /** A flag's value that must be a whole number above zero (thousands separators allowed). */
 function positiveCount(name: string, value: string): number {
@@ -87,14 +91,25 @@ if (only.has('startup')) {
   for (const figure of await measureStartup({ quick })) report({ mode: 'machine', ...figure });
 }
 
+let floorParts: FloorParts | undefined;
+if (only.has('floor')) {
+  process.stdout.write('\n== floor (its figures follow the deployments) ==\n');
+  floorParts = await measureFloorParts({ quick, progress: (line) => process.stdout.write(`  … ${line}\n`) });
+}
+/** Nchan's CPU per delivery of a body of the service's event's size, per side-by-side run. */
+const nchanEventSized: number[] = [];
+
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth', 'scale', 'search'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth', 'scale', 'search', 'floor'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   if (only.has('sidebyside')) {
     process.stdout.write(`  side by side with Nchan (${mode === 'all-in-one' ? 'all-in-one on PostgreSQL + Redis' : 'separate services'}), ${sideBySide.runs} run(s): ${sideBySide.scenarios.join(' ')}\n`);
-    for (const figure of await runSideBySide(mode, sideBySide)) report({ mode, ...figure });
+    const eventBytes = floorParts?.sizes.eventBytes ?? (await measureServiceEventBytes());
+    const result = await runSideBySide(mode, { ...sideBySide, eventBytes });
+    for (const figure of result.figures) report({ mode, ...figure });
+    if (result.nchanEventSizedCpuPerDeliveryUs !== undefined) nchanEventSized.push(result.nchanEventSizedCpuPerDeliveryUs);
   }
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth', 'scale', 'search'].includes(key))) continue;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth', 'scale', 'search', 'floor'].includes(key))) continue;
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
     if (only.has('append')) {
@@ -115,6 +130,13 @@ for (const mode of modes) {
   } finally {
     await cluster.stop();
   }
+}
+
+if (floorParts) {
+  process.stdout.write('\n== floor ==\n');
+  const fromSideBySide = nchanEventSized.length === 0 ? undefined : nchanEventSized.reduce((a, b) => a + b, 0) / nchanEventSized.length;
+  const nchan = await nchanPerDelivery(floorParts.sizes.eventBytes, fromSideBySide);
+  for (const figure of floorFigures(floorParts, nchan)) report({ mode: 'distributed', ...figure });
 }
 
 if (only.has('growth')) {

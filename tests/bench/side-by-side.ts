@@ -5,6 +5,11 @@
  * reads its result files and turns them into figures, each next to Nchan's from the same run and as
  * a ratio to it. PostgreSQL and Redis, which the harness leaves out of the server CPU (Nchan's memory
  * store needs neither), are read from /proc over each scenario's publish window and reported apart.
+ *
+ * The harness's scripts publish Nchan's default body (226 bytes as sent) and take no setting for it;
+ * the service's events are the full message JSON (about 1 KB). So after the harness, Nchan's fan-out
+ * scenarios run once more from here with a body of the service's event's size (nchan-fanout.ts), and
+ * each comparison is made with that run first and with the 226-byte one on a second line.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,14 +17,13 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BenchMode } from './bench-cluster.ts';
+import { NCHAN_FANOUT_FLAGS, NCHAN_LOCK, runNchanFanout } from './nchan-fanout.ts';
 import { cpuMs, pidsOfCommand } from './proc-stats.ts';
 import { testConfig } from '../harness/test-config.ts';
 
 /** The harness's scenario keys: 1 room × 1,000 streams at 50 and 100 appends/s, 1,000 rooms × 2 at 500/s, 10,000 opens, resume. */
 export const SIDE_BY_SIDE_SCENARIOS = ['a50', 'a100', 'c', 'd', 'e'] as const;
 
-/** Nchan's shared instance (port 9080, prefix /tmp/nchan-bench) is used by one run at a time. */
-const NCHAN_LOCK = '/tmp/nchan-bench.lock';
 const NCHAN_MODULE = '/usr/lib/nginx/modules/ngx_nchan_module.so';
 
 export interface SideBySideFigure {
@@ -112,15 +116,22 @@ async function isBenchPostgres(pid: number): Promise<boolean> {
 /** The environment the project needs on top of what the harness sets (it starts the services the way a developer does). */
 const PROJECT_ENV = { CHAT_DEVELOPMENT_MODE: 'true' };
 
+export interface SideBySideResult {
+  figures: SideBySideFigure[];
+  /** Nchan's server CPU per delivery in scenario c with the service's event's size (median of the runs), µs. */
+  nchanEventSizedCpuPerDeliveryUs?: number;
+}
+
 /**
  * Runs the harness for one deployment shape (all-in-one on PostgreSQL + Redis, or separate
- * services), holding Nchan's lock, and returns its figures.
+ * services), holding Nchan's lock, then Nchan's fan-out scenarios again with a body of `eventBytes`
+ * (the service's event's size), and returns the figures.
  */
-export async function runSideBySide(mode: BenchMode, options: { runs: number; scenarios: readonly string[] }): Promise<SideBySideFigure[]> {
+export async function runSideBySide(mode: BenchMode, options: { runs: number; scenarios: readonly string[]; eventBytes: number }): Promise<SideBySideResult> {
   const harness = locateHarness();
-  if (!harness) return [{ name: 'side by side with Nchan', value: 'skipped: harness not found (set SIDE_BY_SIDE_BENCH_DIR)', target: '—' }];
+  if (!harness) return { figures: [{ name: 'side by side with Nchan', value: 'skipped: harness not found (set SIDE_BY_SIDE_BENCH_DIR)', target: '—' }] };
   const missing = ensureNchan();
-  if (missing) return [{ name: 'side by side with Nchan', value: `skipped: ${missing}`, target: '—' }];
+  if (missing) return { figures: [{ name: 'side by side with Nchan', value: `skipped: ${missing}`, target: '—' }] };
   const script = join(harness, 'ours', mode === 'all-in-one' ? 'side-by-side.sh' : 'side-by-side-distributed.sh');
   const out = await mkdtemp(join(tmpdir(), `side-by-side-${mode}-`));
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ');
@@ -142,21 +153,33 @@ export async function runSideBySide(mode: BenchMode, options: { runs: number; sc
   } finally {
     sampler.stop();
   }
-  return figuresOf(await readResults(out), mode === 'all-in-one' ? 'ours' : 'dist', sampler);
+  for (let run = 1; run <= options.runs; run++) {
+    for (const scenario of options.scenarios.filter((s) => s in NCHAN_FANOUT_FLAGS)) {
+      process.stdout.write(`    [nchan ${scenario}, ${options.eventBytes} B body] run ${run}\n`);
+      await runNchanFanout(harness, scenario, options.eventBytes, join(out, `nchanpad-${scenario}-run${run}.txt`));
+    }
+  }
+  const results = await readResults(out);
+  const padded = [...results].filter(([k, r]) => k.startsWith('nchanpad/c/') && !r.failed).map(([, r]) => r.server?.cpuUsPerDelivery as number);
+  const perDelivery = median(padded);
+  return {
+    figures: figuresOf(results, mode === 'all-in-one' ? 'ours' : 'dist', sampler, options.eventBytes),
+    ...(perDelivery === undefined ? {} : { nchanEventSizedCpuPerDeliveryUs: perDelivery }),
+  };
 }
 
 /** The figures of an earlier run's result directory (PostgreSQL and Redis then unmeasured). */
-export async function figuresOfResults(dir: string, mode: BenchMode): Promise<SideBySideFigure[]> {
-  return figuresOf(await readResults(dir), mode === 'all-in-one' ? 'ours' : 'dist', new StoreCpuSampler());
+export async function figuresOfResults(dir: string, mode: BenchMode, eventBytes: number): Promise<SideBySideFigure[]> {
+  return figuresOf(await readResults(dir), mode === 'all-in-one' ? 'ours' : 'dist', new StoreCpuSampler(), eventBytes);
 }
 
 type Result = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the harness's JSON, read defensively below
 
-/** `side-name-runN.txt` → its RESULT_JSON (and PROC_CPU_JSON, distributed) by side, scenario and run. */
+/** `side-name-runN.txt` → its RESULT_JSON (and PROC_CPU_JSON, distributed) by side, scenario and run; `nchanpad` is Nchan with the service's event's size. */
 async function readResults(dir: string): Promise<Map<string, Result>> {
   const results = new Map<string, Result>();
   for (const file of await readdir(dir)) {
-    const m = /^(nchan|ours|dist)-(.+)-run(\d+)\.txt$/.exec(file);
+    const m = /^(nchanpad|nchan|ours|dist)-(.+)-run(\d+)\.txt$/.exec(file);
     if (!m) continue;
     const text = await readFile(join(dir, file), 'utf8');
     const json = /^RESULT_JSON (.*)$/m.exec(text)?.[1];
@@ -183,28 +206,42 @@ function cpuPerAppend(r: Result): number | undefined {
   return typeof perDelivery === 'number' && ok > 0 ? (perDelivery * r.delivery.received) / ok : undefined;
 }
 
-function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler: StoreCpuSampler): SideBySideFigure[] {
+function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler: StoreCpuSampler, eventBytes: number): SideBySideFigure[] {
   const figures: SideBySideFigure[] = [];
   const runs = [...new Set([...results.keys()].map((k) => k.split('/')[2]!))].sort();
   const pairs = (scenario: string) => {
-    const all = runs.map((run) => ({ run, ours: results.get(`${side}/${scenario}/${run}`), nchan: results.get(`nchan/${scenario}/${run}`) }));
+    const all = runs.map((run) => ({
+      run,
+      ours: results.get(`${side}/${scenario}/${run}`),
+      nchan: results.get(`nchan/${scenario}/${run}`),
+      nchanPad: results.get(`nchanpad/${scenario}/${run}`),
+    }));
     for (const p of all) if (p.ours?.failed) figures.push({ name: `${scenario} run ${p.run}`, value: `no result: ${p.ours.failed}`, target: '—', note: `load ${p.ours.load ?? '?'}` });
     return all.filter((p) => p.ours && !p.ours.failed);
   };
   const perRun = <T>(xs: T[], f: (x: T) => string) => xs.map(f).join('; ');
+  type Pair = ReturnType<typeof pairs>[number];
+  // Nchan with the service's event's size first, then with the harness's 226-byte body.
+  const bodies = [
+    { label: `${eventBytes} B body`, of: (p: Pair) => p.nchanPad, suffix: '' },
+    { label: '226 B body', of: (p: Pair) => p.nchan, suffix: ', against Nchan’s 226-byte body' },
+  ];
 
   for (const [scenario, rate] of [['a50', 50], ['a100', 100]] as const) {
     const ps = pairs(scenario);
     if (ps.length === 0) continue;
-    figures.push({
-      name: `1 room × 1,000 streams, ${rate} appends/s: append→receipt p50 / p99`,
-      value: perRun(ps, (p) => `${ms(p.ours!.latencyMs?.p50)} / ${ms(p.ours!.latencyMs?.p99)} (Nchan ${ms(p.nchan?.latencyMs?.p50)} / ${ms(p.nchan?.latencyMs?.p99)}; p99 ${ratio(p.ours!.latencyMs?.p99, p.nchan?.latencyMs?.p99)})`),
-      target: 'p99 ≤ Nchan’s (≤ 1.00×)',
-      note: `load ${perRun(ps, (p) => p.ours!.load ?? '?')}; loss ${perRun(ps, (p) => `${p.ours!.delivery?.loss} (streams the server ended: ${p.ours!.delivery?.closedDuring ?? 0})`)}`,
-    });
+    for (const body of bodies) {
+      if (!ps.some((p) => body.of(p))) continue;
+      figures.push({
+        name: `1 room × 1,000 streams, ${rate} appends/s: append→receipt p50 / p99${body.suffix}`,
+        value: perRun(ps, (p) => `${ms(p.ours!.latencyMs?.p50)} / ${ms(p.ours!.latencyMs?.p99)} (Nchan, ${body.label}: ${ms(body.of(p)?.latencyMs?.p50)} / ${ms(body.of(p)?.latencyMs?.p99)}; p99 ${ratio(p.ours!.latencyMs?.p99, body.of(p)?.latencyMs?.p99)})`),
+        target: 'p99 ≤ Nchan’s (≤ 1.00×)',
+        note: `load ${perRun(ps, (p) => p.ours!.load ?? '?')}; loss ${perRun(ps, (p) => `${p.ours!.delivery?.loss} (streams the server ended: ${p.ours!.delivery?.closedDuring ?? 0})`)}`,
+      });
+    }
     figures.push({
       name: `append round trip p99 in that scenario (${rate}/s)`,
-      value: perRun(ps, (p) => `${ms(p.ours!.publish?.latencyMs?.p99)} (Nchan publish ${ms(p.nchan?.publish?.latencyMs?.p99)}, ${ratio(p.ours!.publish?.latencyMs?.p99, p.nchan?.publish?.latencyMs?.p99)})`),
+      value: perRun(ps, (p) => `${ms(p.ours!.publish?.latencyMs?.p99)} (${bodies.map((b) => `Nchan publish, ${b.label}: ${ms(b.of(p)?.publish?.latencyMs?.p99)}, ${ratio(p.ours!.publish?.latencyMs?.p99, b.of(p)?.publish?.latencyMs?.p99)}`).join('; ')})`),
       target: '≤ 25 ms',
       note: `achieved ${perRun(ps, (p) => `${(p.ours!.publish?.achievedRate ?? 0).toFixed(0)}/s`)}`,
     });
@@ -212,22 +249,28 @@ function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler:
 
   const cs = pairs('c');
   if (cs.length > 0) {
-    figures.push({
-      name: '1,000 rooms × 2 streams, 500 appends/s: append→receipt p50 / p99',
-      value: perRun(cs, (p) => `${ms(p.ours!.latencyMs?.p50)} / ${ms(p.ours!.latencyMs?.p99)} (Nchan ${ms(p.nchan?.latencyMs?.p50)} / ${ms(p.nchan?.latencyMs?.p99)}; p99 ${ratio(p.ours!.latencyMs?.p99, p.nchan?.latencyMs?.p99)})`),
-      target: 'p99 ≤ 10 ms',
-      note: `achieved ${perRun(cs, (p) => `${(p.ours!.publish?.achievedRate ?? 0).toFixed(0)}/s`)}; load ${perRun(cs, (p) => p.ours!.load ?? '?')}`,
-    });
-    figures.push({
-      name: 'server CPU per append in that scenario (service processes + dev-core)',
-      value: perRun(cs, (p) => {
-        const ours = cpuPerAppend(p.ours!);
-        const nchan = cpuPerAppend(p.nchan ?? {});
-        return `${ours === undefined ? '—' : Math.round(ours).toLocaleString('en-US')} µs (Nchan ${nchan === undefined ? '—' : Math.round(nchan)} µs, ${ratio(ours, nchan)})`;
-      }),
-      target: '≤ 400 µs',
-      note: perRun(cs, (p) => storeNote(p.ours!, sampler) + serviceNote(p.ours!)),
-    });
+    for (const body of bodies) {
+      if (!cs.some((p) => body.of(p))) continue;
+      figures.push({
+        name: `1,000 rooms × 2 streams, 500 appends/s: append→receipt p50 / p99${body.suffix}`,
+        value: perRun(cs, (p) => `${ms(p.ours!.latencyMs?.p50)} / ${ms(p.ours!.latencyMs?.p99)} (Nchan, ${body.label}: ${ms(body.of(p)?.latencyMs?.p50)} / ${ms(body.of(p)?.latencyMs?.p99)}; p99 ${ratio(p.ours!.latencyMs?.p99, body.of(p)?.latencyMs?.p99)})`),
+        target: 'p99 ≤ 10 ms',
+        note: `achieved ${perRun(cs, (p) => `${(p.ours!.publish?.achievedRate ?? 0).toFixed(0)}/s`)}; load ${perRun(cs, (p) => p.ours!.load ?? '?')}`,
+      });
+    }
+    for (const body of bodies) {
+      if (!cs.some((p) => body.of(p))) continue;
+      figures.push({
+        name: `server CPU per append in that scenario (service processes + dev-core)${body.suffix}`,
+        value: perRun(cs, (p) => {
+          const ours = cpuPerAppend(p.ours!);
+          const nchan = cpuPerAppend(body.of(p) ?? {});
+          return `${ours === undefined ? '—' : Math.round(ours).toLocaleString('en-US')} µs (Nchan, ${body.label}: ${nchan === undefined ? '—' : Math.round(nchan)} µs, ${ratio(ours, nchan)})`;
+        }),
+        target: '≤ 400 µs',
+        note: perRun(cs, (p) => storeNote(p.ours!, sampler) + serviceNote(p.ours!)),
+      });
+    }
   }
 
   const ds = pairs('d10k');
@@ -258,7 +301,10 @@ function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler:
       target: 'every missed event, in order, once',
     });
   }
-  if (figures.length > 0) figures.push({ name: 'Nchan median of these runs, for reference', value: nchanMedians(results), target: '—' });
+  if (figures.length > 0) {
+    figures.push({ name: `Nchan median of these runs, ${eventBytes} B body, for reference`, value: nchanMedians(results, 'nchanpad'), target: '—' });
+    figures.push({ name: 'Nchan median of these runs, 226 B body, for reference', value: nchanMedians(results, 'nchan'), target: '—' });
+  }
   return figures;
 }
 
@@ -283,8 +329,8 @@ function serviceNote(r: Result): string {
     .join(', ')}`;
 }
 
-function nchanMedians(results: Map<string, Result>): string {
-  const of = (scenario: string) => [...results].filter(([k, r]) => k.startsWith(`nchan/${scenario}/`) && !r.failed).map(([, r]) => r);
+function nchanMedians(results: Map<string, Result>, side: 'nchan' | 'nchanpad'): string {
+  const of = (scenario: string) => [...results].filter(([k, r]) => k.startsWith(`${side}/${scenario}/`) && !r.failed).map(([, r]) => r);
   const parts: string[] = [];
   for (const s of ['a50', 'a100', 'c']) {
     const rs = of(s);
