@@ -3,9 +3,9 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP balancer in front of several gateways, as a Service or an ingress is: each new connection
- * goes to the next backend in turn, skipping one that refuses the connection (a dead pod), and a
- * connection whose backend dies is cut on the client's side too. It counts the connections each
- * backend was given.
+ * goes to the next backend in turn, skipping one that refuses the connection (a dead pod) for the
+ * backends after it, and a connection whose backend dies is cut on the client's side too. It
+ * counts the connections each backend was given.
  */
 export class RoundRobinProxy {
   private server: Server | undefined;
@@ -18,7 +18,7 @@ export class RoundRobinProxy {
   }
 
   async start(): Promise<string> {
-    const server = createServer((client) => this.forward(client, 0));
+    const server = createServer((client) => this.forward(client, this.next++ % this.backends.length, 0));
     this.server = server;
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -35,12 +35,17 @@ export class RoundRobinProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private forward(client: Socket, tried: number): void {
+  /**
+   * Connects `client` to backend `first + tried`. A refused connection tries the following backend,
+   * not the next in the shared turn: under a crowd of connections that turn has moved on, and a
+   * retry drawn from it lands on the dead backend again as often as not.
+   */
+  private forward(client: Socket, first: number, tried: number): void {
     if (tried >= this.backends.length) {
       client.destroy();
       return;
     }
-    const index = this.next++ % this.backends.length;
+    const index = (first + tried) % this.backends.length;
     const backend = this.backends[index]!;
     client.pause();
     client.on('error', () => undefined);
@@ -56,7 +61,7 @@ export class RoundRobinProxy {
       client.resume();
     });
     upstream.on('error', () => {
-      if (!connected) this.forward(client, tried + 1);
+      if (!connected) this.forward(client, first, tried + 1);
     });
     const drop = (): void => {
       if (!connected) return;
