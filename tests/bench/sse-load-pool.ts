@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { testConfig } from '../harness/test-config.ts';
 import { LatencyHistogram } from './latency-histogram.ts';
-import type { MeasureMode, StreamTarget, WorkerCommand, WorkerReply } from './sse-load-protocol.ts';
+import type { MeasureMode, ResumeRecord, StreamTarget, WorkerCommand, WorkerReply } from './sse-load-protocol.ts';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('./sse-load-worker.ts', import.meta.url));
 
@@ -124,6 +124,12 @@ export class SseLoadPool {
   async received(): Promise<Map<string, string[]>> {
     const replies = await Promise.all(this.workers.map((w) => w.call({ type: 'received' }, 'received')));
     return new Map(replies.flatMap((r) => r.streams));
+  }
+
+  /** What every `resume`-mode stream went through so far. */
+  async resumed(): Promise<ResumeRecord[]> {
+    const replies = await Promise.all(this.workers.map((w) => w.call({ type: 'resumed' }, 'resumed')));
+    return replies.flatMap((r) => r.streams);
   }
 
   /** Drops every stream; the workers stay for the next `open`. */

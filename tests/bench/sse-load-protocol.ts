@@ -10,9 +10,32 @@ export interface StreamTarget {
 
 /**
  * `count`: message frames only; `latency`: also the send time in each body; `ids`: also each
- * message's `messageId`, kept per stream in arrival order for a loss / duplicate / order check.
+ * message's `messageId`, kept per stream in arrival order for a loss / duplicate / order check;
+ * `resume`: `ids`, and a stream that ends or is refused reconnects as the SDK does (at once after
+ * `handoff`, after `Retry-After` plus jitter on 429 / 503, after a jittered backoff otherwise) with
+ * `Last-Event-ID`, keeping a {@link ResumeRecord}; the latency histogram holds commit (`createdAt`) →
+ * receipt of the streams still on their first connection.
  */
-export type MeasureMode = 'count' | 'latency' | 'ids';
+export type MeasureMode = 'count' | 'latency' | 'ids' | 'resume';
+
+/** What one `resume`-mode stream went through; times are wall-clock milliseconds (Date.now). */
+export interface ResumeRecord {
+  key: string;
+  /** messageIds in arrival order, across every connection. */
+  ids: string[];
+  /** When each connection was answered 200. */
+  opens: number[];
+  /**
+   * For each connection after the first: when it had received every message committed before it
+   * opened (the latest receipt of a message whose createdAt precedes the open), or its open time
+   * when it owed none. One entry per connection, in step with `opens` (the first is its open).
+   */
+  caughtUp: number[];
+  /** When each connection ended, and whether a `handoff` ended it. */
+  ends: Array<{ at: number; handoff: boolean }>;
+  /** Each refused attempt: `<status> <error code>`, plus ` without Retry-After` when it had none; or `network <error>`. */
+  refusals: Array<{ at: number; what: string }>;
+}
 
 export type WorkerCommand =
   | { type: 'open'; targets: StreamTarget[]; concurrency: number; measure: MeasureMode }
@@ -22,6 +45,8 @@ export type WorkerCommand =
   | { type: 'drop' }
   /** The messageIds each `ids`-mode stream received, by target key. */
   | { type: 'received' }
+  /** What each `resume`-mode stream went through. */
+  | { type: 'resumed' }
   | { type: 'close' };
 
 export type WorkerReply =
@@ -40,6 +65,7 @@ export type WorkerReply =
     }
   | { type: 'dropped' }
   | { type: 'received'; streams: Array<[key: string, messageIds: string[]]> }
+  | { type: 'resumed'; streams: ResumeRecord[] }
   | { type: 'closed' };
 
 /** Width of one latency histogram bucket in milliseconds. */

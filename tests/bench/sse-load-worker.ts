@@ -8,10 +8,12 @@
  * markers: frames carry no CR); in `latency` mode it also reads the send time the writer put at the
  * start of the body (`lat <monotonic ms>`) and bins receipt minus send time in a histogram; in `ids`
  * mode it keeps each message's `messageId` per stream, in arrival order, for the bench to check
- * against the room's history. No event is parsed as JSON. Commands and replies travel over the IPC channel.
+ * against the room's history; in `resume` mode each stream reconnects as the SDK does
+ * (resuming-load-stream.ts). No event is parsed as JSON. Commands and replies travel over the IPC channel.
  */
 import { connect, type Socket } from 'node:net';
 import { monotonicMs } from './monotonic-clock.ts';
+import { ResumingLoadStream, type ResumeHooks } from './resuming-load-stream.ts';
 import { BUCKET_MS, type MeasureMode, type StreamTarget, type WorkerCommand, type WorkerReply } from './sse-load-protocol.ts';
 
 const MESSAGE_FRAME = Buffer.from('\nevent: message\n');
@@ -27,6 +29,21 @@ let ended = 0;
 const sockets = new Set<Socket>();
 /** `ids` mode: the messageIds of each stream by target key, in arrival order. */
 const received = new Map<string, string[]>();
+/** `resume` mode: the reconnecting streams. */
+let resuming: ResumingLoadStream[] = [];
+
+const resumeHooks: ResumeHooks = {
+  opened: () => void open++,
+  ended: () => {
+    open--;
+    ended++;
+  },
+  message: () => void events++,
+  heldLatency: (ms) => {
+    const bucket = Math.max(0, Math.floor(ms / BUCKET_MS));
+    histogram.set(bucket, (histogram.get(bucket) ?? 0) + 1);
+  },
+};
 
 function countFrames(buf: Buffer): number {
   let n = 0;
@@ -108,6 +125,11 @@ function reader(target: StreamTarget, measure: MeasureMode): (chunk: Buffer) => 
 const HEADER_END = Buffer.from('\r\n\r\n');
 
 function openOne(target: StreamTarget, measure: MeasureMode): Promise<string | undefined> {
+  if (measure === 'resume') {
+    const stream = new ResumingLoadStream(target, resumeHooks);
+    resuming.push(stream);
+    return stream.start().then(() => undefined);
+  }
   return new Promise((resolve) => {
     const url = new URL(target.url);
     const socket = connect(Number(url.port), url.hostname);
@@ -182,6 +204,8 @@ async function openAll(targets: StreamTarget[], concurrency: number, measure: Me
 }
 
 async function dropAll(): Promise<void> {
+  for (const stream of resuming) stream.stop();
+  resuming = [];
   for (const socket of sockets) socket.destroy();
   const deadline = monotonicMs() + 10_000;
   while (open > 0 && monotonicMs() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -210,7 +234,10 @@ async function handle(command: WorkerCommand): Promise<WorkerReply> {
       return { type: 'dropped' };
     case 'received':
       return { type: 'received', streams: [...received] };
+    case 'resumed':
+      return { type: 'resumed', streams: resuming.map((s) => s.record) };
     case 'close':
+      for (const stream of resuming) stream.stop();
       for (const socket of sockets) socket.destroy();
       return { type: 'closed' };
   }
