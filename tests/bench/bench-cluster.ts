@@ -32,7 +32,15 @@ export interface BenchCluster {
   core: DevCoreClient;
   fixture: BenchFixture;
   /** Services by role, for RSS readings and kills. */
-  services: Array<{ role: 'all-in-one' | 'api' | 'gateway' | 'notifier'; service: ChildService; url?: string; adminUrl?: string; diagnosticDir?: string }>;
+  services: Array<{
+    role: 'all-in-one' | 'api' | 'gateway' | 'notifier';
+    service: ChildService;
+    url?: string;
+    adminUrl?: string;
+    diagnosticDir?: string;
+    /** Distributed mode: starts the process again on its ports once it has exited (a scenario killed it), and waits until it is ready. */
+    restart?: () => Promise<void>;
+  }>;
   /** dev-core's process in the distributed mode (the all-in-one embeds it). */
   devCorePid?: number;
   /** The deployment's own PostgreSQL database in the distributed mode. */
@@ -96,13 +104,14 @@ export function fixtureDocument(fixture: BenchFixture, moreRepositories: Array<{
  * Starts what a benchmark measures: one all-in-one process (embedded database and backbone), or the
  * distributed shape on PostgreSQL and Redis with `apis` API processes, `gateways` gateway processes and
  * `notifiers` notifier processes (default 1), on a fresh database and Redis key prefix (a notifier sweeps
- * every fan-out row of its database, so it must not share one with other runs). `redisEnv` points
+ * every fan-out row of its database, so it must not share one with other runs). `gatewayEnv` is added
+ * to the gateways' environment (over the bench's own settings). `redisEnv` points
  * the services at a Redis of the caller's (a private Redis Cluster: `RedisCluster.env()`) instead of
  * the test Redis; the caller removes it.
  */
 export async function startBenchCluster(
   mode: BenchMode,
-  shape: { apis: number; gateways: number; notifiers?: number; redisEnv?: Record<string, string> } = { apis: 2, gateways: 2 },
+  shape: { apis: number; gateways: number; notifiers?: number; redisEnv?: Record<string, string>; gatewayEnv?: Record<string, string> } = { apis: 2, gateways: 2 },
 ): Promise<BenchCluster> {
   const { fixture, document } = benchFixture();
   const services: BenchCluster['services'] = [];
@@ -158,18 +167,26 @@ export async function startBenchCluster(
       const diagnosticDir = role === 'gateway' ? await mkdtemp(join(tmpdir(), 'chat-bench-diag-')) : undefined;
       if (diagnosticDir) cleanups.push(() => rm(diagnosticDir, { recursive: true, force: true }));
       const diagnostics: Record<string, string> = diagnosticDir ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${diagnosticDir}` } : {};
-      const service = new ChildService({
-        name: role,
-        script,
-        env: { ...shared, PORT: String(port), API_ADMIN_PORT: String(adminPort), GATEWAY_ADMIN_PORT: String(adminPort), NOTIFIER_ADMIN_PORT: String(adminPort), ...diagnostics, ...extra },
-      });
+      const launch = () =>
+        new ChildService({
+          name: role,
+          script,
+          env: { ...shared, PORT: String(port), API_ADMIN_PORT: String(adminPort), GATEWAY_ADMIN_PORT: String(adminPort), NOTIFIER_ADMIN_PORT: String(adminPort), ...diagnostics, ...extra },
+        });
+      const ready = (service: ChildService) => service.waitUntil(async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200, 120_000);
       const url = `http://127.0.0.1:${port}`;
-      services.push({ role, service, url, adminUrl: `http://127.0.0.1:${adminPort}`, ...(diagnosticDir ? { diagnosticDir } : {}) });
-      await service.waitUntil(async () => (await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status === 200, 120_000);
+      const entry: BenchCluster['services'][number] = { role, service: launch(), url, adminUrl: `http://127.0.0.1:${adminPort}`, ...(diagnosticDir ? { diagnosticDir } : {}) };
+      entry.restart = async () => {
+        if (!entry.service.hasExited) throw new Error(`${role} on port ${port} is still running`);
+        entry.service = launch();
+        await ready(entry.service);
+      };
+      services.push(entry);
+      await ready(entry.service);
       return url;
     };
     const apiUrls = await Promise.all(Array.from({ length: shape.apis }, () => start('api', 'services/api/src/main.ts')));
-    const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts')));
+    const gatewayUrls = await Promise.all(Array.from({ length: shape.gateways }, () => start('gateway', 'services/stream-gateway/src/main.ts', shape.gatewayEnv)));
     await Promise.all(Array.from({ length: shape.notifiers ?? 1 }, () => start('notifier', 'services/notifier/src/main.ts')));
     const seedStore = <T>(seed: (store: StoreLocation) => Promise<T>): Promise<T> => seed({ kind: 'postgres', url: database.url });
     return { mode, apiUrls, gatewayUrls, core, fixture, services, seedStore, stop, databaseUrl: database.url, keyPrefix, ...(devCore.service.pid ? { devCorePid: devCore.service.pid } : {}) };

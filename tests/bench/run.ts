@@ -14,7 +14,9 @@
  * also runs only when named, on its own deployment. `search` (a store of 1,000,000 messages over
  * 10,000 rooms seeded with SQL, or `--search-messages N`; `--quick` 50,000: search latency per kind
  * of query at 20/s, the trigram index's size per message and its cost to the append round trip) also
- * runs only when named, on its own distributed deployment.
+ * runs only when named, on its own distributed deployment. `storm` (issue #31: 20,000 resuming streams,
+ * or `--storm-streams N`, over 2 gateways behind round-robin balancers; one gateway SIGKILLed, then the
+ * other SIGTERMed) also runs only when named, on its own distributed deployment.
  */
 import { WRITER_COUNTS, formatAppendCapacity, measureAppendCapacity, measureAppendThroughput } from './append-throughput.ts';
 import { startBenchCluster, type BenchMode } from './bench-cluster.ts';
@@ -22,6 +24,8 @@ import { measureMachineReference, REFERENCE_TPS } from './machine-reference.ts';
 import { runGrowthScenario } from './growth-scenario.ts';
 import { runScaleScenario } from './scale-scenario.ts';
 import { runSearchScenario } from './search-scenario.ts';
+import { describeStorm, stormFigures, stormProblems } from './storm-report.ts';
+import { FULL_STORM, runGatewayStorm, TEST_STORM } from './storm-scenario.ts';
 import { measureRedosRender } from './redos-figure.ts';
 import { floorFigures, measureFloorParts, nchanPerDelivery, type FloorParts } from './floor-scenario.ts';
 import { measureServiceEventBytes } from './floor-service.ts';
@@ -56,6 +60,7 @@ function positiveCount(name: string, value: string): number {
 }
 const searchMessagesArg = option('search-messages');
 const searchMessages = searchMessagesArg === undefined ? undefined : positiveCount('search-messages', searchMessagesArg);
+const stormStreamsArg = option('storm-streams');
 const figures: Figure[] = [];
 const report = (figure: Figure) => {
   figures.push(figure);
@@ -100,7 +105,7 @@ if (only.has('floor')) {
 const nchanEventSized: number[] = [];
 
 for (const mode of modes) {
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth', 'scale', 'search', 'floor'].includes(key))) break;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'growth', 'scale', 'search', 'storm', 'floor'].includes(key))) break;
   process.stdout.write(`\n== ${mode} ==\n`);
   if (only.has('sidebyside')) {
     process.stdout.write(`  side by side with Nchan (${mode === 'all-in-one' ? 'all-in-one on PostgreSQL + Redis' : 'separate services'}), ${sideBySide.runs} run(s): ${sideBySide.scenarios.join(' ')}\n`);
@@ -109,7 +114,7 @@ for (const mode of modes) {
     for (const figure of result.figures) report({ mode, ...figure });
     if (result.nchanEventSizedCpuPerDeliveryUs !== undefined) nchanEventSized.push(result.nchanEventSizedCpuPerDeliveryUs);
   }
-  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth', 'scale', 'search', 'floor'].includes(key))) continue;
+  if (![...only].some((key) => !['reference', 'redos', 'startup', 'sidebyside', 'growth', 'scale', 'search', 'storm', 'floor'].includes(key))) continue;
   const cluster = await startBenchCluster(mode, { apis: 2, gateways: 2 });
   try {
     if (only.has('append')) {
@@ -156,6 +161,17 @@ if (only.has('search')) {
   const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
   const searchFigures = await runSearchScenario({ quick, progress, ...(searchMessages === undefined ? {} : { messages: searchMessages }) });
   for (const figure of searchFigures) report({ mode: 'distributed', ...figure });
+}
+
+if (only.has('storm')) {
+  process.stdout.write('\n== distributed: storm ==\n');
+  const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
+  const shape = quick ? TEST_STORM : FULL_STORM;
+  const run = await runGatewayStorm(stormStreamsArg === undefined ? shape : { ...shape, streams: positiveCount('storm-streams', stormStreamsArg) }, progress);
+  const stormed = stormFigures(run);
+  for (const figure of describeStorm(run, stormed)) report({ mode: 'distributed', ...figure });
+  const problems = stormProblems(run, stormed);
+  report({ mode: 'distributed', name: 'storm: targets', value: problems.length === 0 ? 'all met' : problems.join('; '), target: 'all met' });
 }
 
 process.stdout.write('\n| mode | figure | value | target |\n|---|---|---|---|\n');

@@ -187,7 +187,7 @@ async function measureScale(cluster: BenchCluster, redis: RedisCluster, shape: S
 }
 
 type PlacedStream = ReturnType<typeof placeStreams>[number];
-type RoomHistory = { roomId: string; ids: string[] };
+export type RoomHistory = { roomId: string; ids: string[] };
 
 /** Opens every placed stream in `ids` mode; a room's first stream materializes it alone, the rest then open together. */
 async function openPlacedStreams(cluster: BenchCluster, pool: SseLoadPool, placed: PlacedStream[], tokens: string[]): Promise<PoolOpenResult> {
@@ -293,7 +293,7 @@ function placeStreams(shape: ScaleShape, branches: string[], principals: number)
 }
 
 /** Each room's messageIds in list order and its roomId, 8 rooms at a time. */
-async function readHistories(cluster: BenchCluster, branches: string[], token: string): Promise<Map<string, RoomHistory>> {
+export async function readHistories(cluster: BenchCluster, branches: string[], token: string): Promise<Map<string, RoomHistory>> {
   const api = new ApiClient(cluster.apiUrls[0]!);
   const histories = new Map<string, RoomHistory>();
   try {
