@@ -59,10 +59,10 @@ function httpClient(s: Extract<PeerSettings, { role: 'http-client' }>): void {
 function xadd(s: Extract<PeerSettings, { role: 'xadd' }>): void {
   const redis = new Redis(s.redisUrl);
   const data = JSON.stringify({ pad: 'x'.repeat(Math.max(0, s.eventBytes - 10)) });
-  const lane = async (lane: number) => {
+  const lane = async (index: number) => {
     for (let i = 0; running; i++) {
       // Trimmed as it goes (MAXLEN ~): the stream stays small, as the backbone's trimmer keeps it.
-      await redis.xadd(s.key, 'MAXLEN', '~', 10_000, '*', 's', `room-${lane}`, 'q', String(i), 'd', data);
+      await redis.xadd(s.key, 'MAXLEN', '~', 10_000, '*', 's', `room-${index}`, 'q', String(i), 'd', data);
       count++;
     }
   };

@@ -131,7 +131,7 @@ export function floorFigures(f: FloorParts, nchan: { us: number; source: string 
     target: '—',
     note:
       `${Math.round(best.appendsPerSecond).toLocaleString('en-US')} appends/s at ${best.clients} writers (${f.service.levels.map((l) => `${l.clients}: ${Math.round(l.appendsPerSecond)}/s`).join(', ')}), ` +
-      `${f.service.deliveriesPerAppend.toFixed(2)} deliveries per append, ${best.failed} failed; ${SERVICE_ROLES.map((r) => `${r} ${Math.round(perAppend(r))}`).join(', ')} µs; ` +
+      `${f.service.deliveriesPerAppend.toFixed(2)} deliveries and ${(1 / f.service.appendsPerCommit).toFixed(2)} commits per append (${f.service.appendsPerCommit.toFixed(1)} appends per transaction of its database), ${best.failed} failed; ${SERVICE_ROLES.map((r) => `${r} ${Math.round(perAppend(r))}`).join(', ')} µs; ` +
       `apart: dev-core ${Math.round(perAppend('dev-core'))} µs, load client ${Math.round(perAppend('load client'))} µs`,
   });
   figures.push({

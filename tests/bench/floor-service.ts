@@ -1,4 +1,5 @@
 import { newUlid } from '@chat/contracts';
+import pg from 'pg';
 import { measureAppendThroughput, type AppendThroughputResult } from './append-throughput.ts';
 import { startBenchCluster, type BenchCluster } from './bench-cluster.ts';
 import { SseLoadPool } from './sse-load-pool.ts';
@@ -99,6 +100,8 @@ export interface ServiceAtSaturation {
   levels: AppendThroughputResult[];
   /** Message events the streams received per append over the best level's window. */
   deliveriesPerAppend: number;
+  /** Appends per transaction committed in the deployment's database over the best level's window (every transaction counted). */
+  appendsPerCommit: number;
   streams: number;
 }
 
@@ -114,6 +117,10 @@ export async function measureServiceAtSaturation(
   options: { perRoom: number; seconds: number; warmupSeconds: number; writerCounts: readonly number[] },
 ): Promise<ServiceAtSaturation> {
   const pool = await SseLoadPool.start(1);
+  const stats = new pg.Client({ connectionString: cluster.databaseUrl });
+  await stats.connect();
+  // Transactions committed in the deployment's database (PostgreSQL's statistics lag by up to a second).
+  const commits = async () => Number((await stats.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n);
   try {
     const open = await openRoomStreams(cluster, pool, { branches: cluster.fixture.branchIds, perRoom: options.perRoom, gatewayUrls: cluster.gatewayUrls, measure: 'count', concurrency: 32 });
     const streams = cluster.fixture.branchIds.length * options.perRoom;
@@ -122,17 +129,22 @@ export async function measureServiceAtSaturation(
     await measureAppendThroughput(cluster, { rooms: 100, clients: 32, seconds: options.warmupSeconds, bodyMarkdown: floorBodyMarkdown });
     const levels: AppendThroughputResult[] = [];
     const delivered: number[] = [];
+    const committed: number[] = [];
     for (const clients of options.writerCounts) {
       await pool.reset();
+      const before = await commits();
       levels.push(await measureAppendThroughput(cluster, { rooms: 100, clients, seconds: options.seconds, bodyMarkdown: floorBodyMarkdown }));
-      // Deliveries of the window's last appends may still be in flight: read once they have landed.
-      await new Promise((r) => setTimeout(r, 500));
+      // Deliveries of the window's last appends may still be in flight, and statistics lag: read once they have landed.
+      await new Promise((r) => setTimeout(r, 1000));
       delivered.push((await pool.report()).events);
+      committed.push((await commits()) - before);
     }
     const bestIndex = levels.reduce((b, l, i) => (l.appendsPerSecond > levels[b]!.appendsPerSecond ? i : b), 0);
     const best = levels[bestIndex]!;
-    return { best, levels, deliveriesPerAppend: delivered[bestIndex]! / Math.max(1, best.appended), streams };
+    const perAppend = (n: number) => n / Math.max(1, best.appended);
+    return { best, levels, deliveriesPerAppend: perAppend(delivered[bestIndex]!), appendsPerCommit: best.appended / Math.max(1, committed[bestIndex]!), streams };
   } finally {
+    await stats.end();
     await pool.close();
   }
 }
