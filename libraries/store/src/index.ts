@@ -18,7 +18,16 @@ export { nextMessageId } from './monotonic-ulid.ts';
 export { loadCursorCodec } from './cursor-keys.ts';
 export { inboxKey, type InboxOwner, type InboxRepository } from './inbox.repository.ts';
 export type { InboxRow, NotificationRow, StoredSpan } from './inbox.schema.ts';
-export type { NotificationRepository, NewNotification, NotificationAppendOptions, NotificationAppendOutcome, FeedPlacement } from './notification.repository.ts';
+export type {
+  NotificationRepository,
+  NewNotification,
+  NotificationAppendOptions,
+  NotificationAppendOutcome,
+  CreatedNotification,
+  FanoutRunMessage,
+  FanoutRunOutcome,
+  FeedPlacement,
+} from './notification.repository.ts';
 export {
   feedKey,
   FeedCheckpointStaleError,

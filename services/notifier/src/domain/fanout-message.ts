@@ -1,7 +1,7 @@
 import type { CoreClient, MentionTarget as CoreTarget } from '@chat/authz-client';
 import type { Backbone, BackboneEvent } from '@chat/backbone';
 import type { Logger } from '@chat/observability';
-import type { FeedPlacement, MentionFanoutRow, MessageRow, NotificationRow, Store } from '@chat/store';
+import type { CreatedNotification, MentionFanoutRow, MessageRow, Store } from '@chat/store';
 import { startPublishSpan } from '@chat/tracing';
 import { messageJson, storedNotificationJson } from '@chat/wire-format';
 import { groupMentionTargets, type MentionTarget } from './mention-targets.ts';
@@ -36,14 +36,14 @@ export interface PreparedFanout {
 
 /**
  * Turns one message's mentions into notifications: one per target that may read the message's scope
- * now (asked live of core), carrying all of that target's spans. Idempotent: running it again for the
- * same message writes nothing new, so crashes, redeliveries and several workers are harmless.
- * Writes only while `row` is pending (not completed or dead-lettered by another worker).
+ * now (asked live of core), carrying all of that target's spans, written in the transaction that
+ * removes the message's fan-out row. Running it again for a settled row writes nothing.
  * @throws AppError AUTHORIZATION_UNAVAILABLE / STORE_UNAVAILABLE when a dependency is down (retry later);
- * PoisonFanoutError when the row can never succeed; FanoutSettledError when another worker settled it.
+ * PoisonFanoutError when the row can never succeed; FanoutSettledError when the row is no longer pending.
  */
 export async function fanoutMessage(deps: FanoutDeps, row: MentionFanoutRow): Promise<FanoutResult> {
-  return writeFanout(deps, await prepareFanout(deps, row));
+  const [result] = await writeFanoutRun(deps, [await prepareFanout(deps, row)]);
+  return result!;
 }
 
 /**
@@ -59,16 +59,19 @@ export async function prepareFanout(deps: Pick<FanoutDeps, 'store' | 'core'>, ro
   return { message, targets, allowed: await targetsThatMayRead(deps.core, message, targets) };
 }
 
-/** Writes a prepared fanout's notifications (only while its row is pending) and publishes them. */
-export async function writeFanout(deps: FanoutDeps, prepared: PreparedFanout): Promise<FanoutResult> {
-  const { message, targets, allowed } = prepared;
-  const feedMessage = allowed.length > 0 ? messageJson(message) : undefined;
-  // allSettled, not all: nothing of this run may still be writing once it has returned or thrown.
-  const settled = await Promise.allSettled(
-    allowed.map((target) =>
-      deps.store.notifications.append(
-        { repositoryId: message.repositoryId, principalKind: target.kind, principalId: target.id },
-        {
+/**
+ * Writes the prepared fanouts of consecutive messages of one room, starting with its head, in one
+ * transaction that also removes their fan-out rows (see the store's `appendFanoutRun`), then
+ * publishes the notifications. One result per message, in run order.
+ * @throws FanoutSettledError when a row of the run is no longer pending: nothing is written.
+ */
+export async function writeFanoutRun(deps: FanoutDeps, run: PreparedFanout[]): Promise<FanoutResult[]> {
+  const outcome = await deps.store.notifications.appendFanoutRun(
+    run.map(({ message, allowed }) => ({
+      messageId: message.messageId,
+      notifications: allowed.map((target) => ({
+        owner: { repositoryId: message.repositoryId, principalKind: target.kind, principalId: target.id },
+        input: {
           messageId: message.messageId,
           roomId: message.roomId,
           branchId: message.branchId,
@@ -76,18 +79,15 @@ export async function writeFanout(deps: FanoutDeps, prepared: PreparedFanout): P
           senderId: message.senderId,
           spans: target.spans,
         },
-        // Only while the row is pending: a run whose lease lapsed cannot write after the room moved on.
-        { now: deps.clock(), outboxPayload: storedNotificationJson, whileFanoutPending: true, ...(feedMessage === undefined ? {} : { feedMessage }) },
-      ),
-    ),
+      })),
+      ...(allowed.length > 0 ? { feedMessage: messageJson(message) } : {}),
+    })),
+    { now: deps.clock(), outboxPayload: storedNotificationJson },
   );
-  const failure = settled.find((s) => s.status === 'rejected');
-  if (failure) throw failure.reason;
-  const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const committed = outcomes.flatMap((o) => (o.kind === 'created' ? [o] : []));
-  if (committed.length > 0) await publishAfterCommit(deps, committed);
-  const created = committed.length;
-  return { created, denied: targets.length - allowed.length, message };
+  if (outcome.created.length > 0) await publishAfterCommit(deps, outcome.created);
+  const createdOf = new Map<string, number>();
+  for (const { notification } of outcome.created) createdOf.set(notification.messageId, (createdOf.get(notification.messageId) ?? 0) + 1);
+  return run.map(({ message, targets, allowed }) => ({ created: createdOf.get(message.messageId) ?? 0, denied: targets.length - allowed.length, message }));
 }
 
 async function targetsThatMayRead(core: CoreClient, message: MessageRow, targets: MentionTarget[]): Promise<MentionTarget[]> {
@@ -111,10 +111,7 @@ async function targetsThatMayRead(core: CoreClient, message: MessageRow, targets
  * principal's feed, then clears their outbox entries. A failure only delays them: the outbox relay
  * publishes whatever is left.
  */
-async function publishAfterCommit(
-  deps: FanoutDeps,
-  committed: Array<{ notification: NotificationRow; outboxId: number; feed: FeedPlacement }>,
-): Promise<void> {
+async function publishAfterCommit(deps: FanoutDeps, committed: CreatedNotification[]): Promise<void> {
   // A traced fanout's publish (tracing on) is a span of the append's trace; the inbox streams' deliveries follow its traceparent.
   const publish = startPublishSpan('notifications');
   const events: BackboneEvent[] = committed.flatMap(({ notification, feed }) => [

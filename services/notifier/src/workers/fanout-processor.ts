@@ -1,7 +1,7 @@
 import { AppError } from '@chat/contracts';
 import { FanoutSettledError, type MentionFanoutRow } from '@chat/store';
 import { runUntraced } from '@chat/tracing';
-import { prepareFanout, writeFanout, type FanoutDeps, type PreparedFanout } from '../domain/fanout-message.ts';
+import { prepareFanout, writeFanoutRun, type FanoutDeps, type FanoutResult, type PreparedFanout } from '../domain/fanout-message.ts';
 import type { NotifierMetrics } from '../metrics.ts';
 
 export interface FanoutProcessorSettings {
@@ -19,16 +19,18 @@ export interface FanoutProcessorSettings {
 export type FanoutOutcome = 'done' | 'retry' | 'failed' | 'dead' | 'superseded';
 
 /**
- * Rows of a room prepared ahead (message read, core asked) while the room's current row is written:
- * a room's rows are written one at a time, and this keeps core's latency out of that line.
+ * Rows of a room taken in one run: prepared together (messages read, core asked, side by side) and
+ * written in one transaction. A busy room's backlog then costs one commit per run, not per message.
  */
-const PREPARE_AHEAD = 8;
+const RUN_LENGTH = 16;
 
 /** Outcomes after which the room's next row may run (the row is gone or dead-lettered). */
 const ROOM_MOVES_ON = new Set<FanoutOutcome>(['done', 'dead']);
 
 /** Failures that are not the row's fault: the row waits for the dependency, its attempts untouched. */
 const TRANSIENT_CODES = new Set(['AUTHORIZATION_UNAVAILABLE', 'STORE_UNAVAILABLE', 'STREAM_UNAVAILABLE']);
+
+const isTransient = (err: unknown) => (err instanceof AppError && TRANSIENT_CODES.has(err.code)) || err instanceof FanoutSettledError;
 
 /**
  * Runs claimed fanout rows and settles them: deleted when done, released for later when a
@@ -55,7 +57,7 @@ export class FanoutProcessor {
 
   /**
    * The backbone path: claims the message's row if nobody holds it and it is its room's head, runs
-   * it, then drains the rest of its room in the background. Null if nothing to do. With `roomId`
+   * it (with the rows behind it), then drains the rest of its room in the background. Null if nothing to do. With `roomId`
    * (the event's scope), a room this process is draining costs no claim: the drain is told to look
    * again before it ends.
    */
@@ -68,8 +70,8 @@ export class FanoutProcessor {
     }
     const row = await this.deps.store.mentionFanout.claim(messageId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
     if (!row) return null;
-    const outcome = await this.process(row, 'backbone');
-    if (ROOM_MOVES_ON.has(outcome) && !this.stopping) this.startDrain(row.roomId, row.seq);
+    const { outcome, lastSettledSeq } = await this.processHead(row, 'backbone');
+    if (ROOM_MOVES_ON.has(outcome) && !this.stopping) this.startDrain(row.roomId, lastSettledSeq);
     return outcome;
   }
 
@@ -91,39 +93,44 @@ export class FanoutProcessor {
   }
 
   /**
-   * Runs one claimed row, then the rows of its room behind it, one at a time, while `more()` holds.
-   * Returns the first row's outcome.
+   * Runs one claimed row (with the rows behind it), then the rest of its room, a run at a time, while
+   * `more()` holds. Returns the first row's outcome.
    */
   async processRoom(row: MentionFanoutRow, path: 'backbone' | 'sweeper', more: () => boolean): Promise<FanoutOutcome> {
-    const outcome = await this.process(row, path);
-    if (ROOM_MOVES_ON.has(outcome) && more()) await this.drainRoom(row.roomId, row.seq, path, more);
+    const { outcome, lastSettledSeq } = await this.processHead(row, path);
+    if (ROOM_MOVES_ON.has(outcome) && more()) await this.drainRoom(row.roomId, lastSettledSeq, path, more);
     return outcome;
   }
 
+  /** Runs a claimed head with the pending rows of its room behind it. */
+  private async processHead(head: MentionFanoutRow, path: 'backbone' | 'sweeper'): Promise<{ outcome: FanoutOutcome; lastSettledSeq: number }> {
+    // Without the rows behind (the store failed to list them), the head runs alone.
+    const behind = await this.deps.store.mentionFanout.listPending(head.roomId, head.seq, RUN_LENGTH - 1).catch(() => []);
+    return this.processRun([head, ...behind], path);
+  }
+
   /**
-   * Claims and runs the room's next row until there is none free, one stops the room, or `more()`
-   * fails. The next rows are prepared ahead; each is still claimed, as the room's head, before it is
-   * written, and a row claimed other than the one expected is prepared on the spot.
+   * Claims the room's head and runs it with the rows behind it, a run at a time, until the room has
+   * no free head, a run stops the room, or `more()` fails. The head's claim holds the whole run: no
+   * other worker can claim a row behind a pending head.
    */
   private async drainRoom(roomId: string, afterSeq: number, path: 'backbone' | 'sweeper', more: () => boolean, state?: { dirty: boolean }): Promise<void> {
     try {
       for (let lastSeq = afterSeq; more(); ) {
         if (state) state.dirty = false;
-        const ahead = await this.deps.store.mentionFanout.listPending(roomId, lastSeq, PREPARE_AHEAD);
+        const ahead = await this.deps.store.mentionFanout.listPending(roomId, lastSeq, RUN_LENGTH);
         if (ahead.length === 0) {
           if (state?.dirty) continue;
           return;
         }
-        const prepared = new Map(ahead.map((row) => [row.messageId, this.prepareQuietly(row)]));
-        for (const expected of ahead) {
-          if (!more()) return;
-          const next = await this.deps.store.mentionFanout.claimNext(roomId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
-          // The head is held by another worker (which drains the room) or waits for its retry (the sweeper's).
-          if (!next) return;
-          lastSeq = next.seq;
-          if (!ROOM_MOVES_ON.has(await this.process(next, path, prepared.get(next.messageId)))) return;
-          if (next.messageId !== expected.messageId) break;
-        }
+        const head = await this.deps.store.mentionFanout.claimNext(roomId, { now: this.deps.clock(), leaseMs: this.settings.leaseMs });
+        // The head is held by another worker (which drains the room) or waits for its retry (the sweeper's).
+        if (!head) return;
+        // A head other than the one expected (a requeued dead row, say) runs alone.
+        const run = head.messageId === ahead[0]!.messageId ? [head, ...ahead.slice(1)] : [head];
+        const { outcome, lastSettledSeq } = await this.processRun(run, path);
+        if (!ROOM_MOVES_ON.has(outcome)) return;
+        lastSeq = Math.max(lastSeq, lastSettledSeq);
       }
     } catch (err) {
       // The store failed: the room's next row is left to the sweeper (or to a lease that lapses).
@@ -148,22 +155,51 @@ export class FanoutProcessor {
   }
 
   /**
-   * Runs one claimed row (with its preparation, when started ahead) and settles it; throws only when
-   * the store cannot even record the outcome.
+   * Runs a claimed head and the pending rows behind it (consecutive, in seq order), prepared side
+   * by side. The rows whose preparation succeeded, from the head on, are written in one transaction;
+   * a row whose preparation failed ends the run there and becomes the room's next head, where its
+   * failure is settled. A run whose write fails is tried again with its head alone, so a failure is
+   * always charged to the row that causes it. Returns the head's outcome and the last row settled.
    */
-  async process(row: MentionFanoutRow, path: 'backbone' | 'sweeper', prepared?: Promise<PreparedFanout>): Promise<FanoutOutcome> {
-    const log = this.deps.logger.child({ messageId: row.messageId, roomId: row.roomId, attempt: row.attempts, path });
-    let outcome: FanoutOutcome;
+  private async processRun(run: MentionFanoutRow[], path: 'backbone' | 'sweeper'): Promise<{ outcome: FanoutOutcome; lastSettledSeq: number }> {
+    const head = run[0]!;
+    const preparations = run.map((row) => this.prepareQuietly(row));
+    const ready: PreparedFanout[] = [];
     try {
-      const result = await writeFanout(this.deps, await (prepared ?? prepareFanout(this.deps, row)));
-      await this.deps.store.mentionFanout.complete(row.messageId);
+      ready.push(await preparations[0]!);
+    } catch (err) {
+      return { outcome: await this.settle(head, path, err), lastSettledSeq: head.seq };
+    }
+    for (const preparation of preparations.slice(1)) {
+      const prepared = await preparation.catch(() => undefined);
+      if (!prepared) break;
+      ready.push(prepared);
+    }
+    let results: FanoutResult[];
+    try {
+      results = await writeFanoutRun(this.deps, ready);
+    } catch (err) {
+      if (ready.length === 1 || !(err instanceof Error) || isTransient(err)) return { outcome: await this.settle(head, path, err), lastSettledSeq: head.seq };
+      try {
+        results = await writeFanoutRun(this.deps, ready.slice(0, 1));
+      } catch (alone) {
+        return { outcome: await this.settle(head, path, alone), lastSettledSeq: head.seq };
+      }
+    }
+    const now = this.deps.clock().getTime();
+    for (const result of results) {
       this.metrics.notificationsWritten.inc(result.created);
       this.metrics.deniedTargets.inc(result.denied);
-      if (result.created > 0) this.metrics.fanoutLatency.observe(Math.max(0, this.deps.clock().getTime() - result.message.createdAt.getTime()) / 1000);
-      outcome = 'done';
-    } catch (err) {
-      outcome = await this.settleFailure(row, err, log);
+      if (result.created > 0) this.metrics.fanoutLatency.observe(Math.max(0, now - result.message.createdAt.getTime()) / 1000);
+      this.metrics.fanouts.inc({ path, outcome: 'done' });
     }
+    return { outcome: 'done', lastSettledSeq: results[results.length - 1]!.message.seq };
+  }
+
+  /** Settles a head whose run failed, and counts it; throws only when the store cannot record it. */
+  private async settle(row: MentionFanoutRow, path: 'backbone' | 'sweeper', err: unknown): Promise<FanoutOutcome> {
+    const log = this.deps.logger.child({ messageId: row.messageId, roomId: row.roomId, attempt: row.attempts, path });
+    const outcome = await this.settleFailure(row, err, log);
     this.metrics.fanouts.inc({ path, outcome });
     return outcome;
   }
