@@ -7,14 +7,15 @@ import { formatCount } from './stream-rooms.ts';
 /** Issue #31's targets. */
 export const STORM_TARGETS = { catchUpMs: 10_000, survivorP99Ms: 100, handoffShare: 0.05 };
 
-/** A stream whose connection ended this soon after the kill was cut by it. */
-const CUT_WINDOW_MS = 1000;
 /** The only answers a refused client may see: 429 or 503, each with Retry-After. */
 const ALLOWED_REFUSAL = /^(429|503) /;
 
 export interface StormFigures {
   streams: number;
+  /** Streams whose first connection ended, without a handoff, after the kill: the killed gateway's. */
   cut: number;
+  /** Streams not open when the run ended (still refused or backing off). */
+  notBack: number;
   /** Kill → caught up, per cut client (Infinity for one not back within the phase). */
   catchUpMs: number[];
   heldStreams: number;
@@ -70,7 +71,8 @@ export function stormFigures(run: StormRun): StormFigures {
   let handoffCatchUpMaxMs = 0;
   for (const r of records) {
     const killEnds = r.ends.filter((e) => inWindow(e.at, kill));
-    const cutEnd = killEnds.find((e) => !e.handoff && e.at - kill.startedAt <= CUT_WINDOW_MS);
+    // Nothing else ends a first connection then: the survivor's own closes are counted by reason apart.
+    const cutEnd = r.ends.length > 0 && r.ends[0]!.at >= kill.startedAt && !r.ends[0]!.handoff && inWindow(r.ends[0]!.at, kill) ? r.ends[0] : undefined;
     if (cutEnd) {
       cut++;
       const k = openAfter(r, cutEnd.at);
@@ -90,11 +92,15 @@ export function stormFigures(run: StormRun): StormFigures {
       handoffCatchUpMaxMs = Math.max(handoffCatchUpMaxMs, r.caughtUp[k]! - e.at);
     }
   }
-  const order = checkStreamOrder(records.map((r) => ({ key: r.key, history: run.histories.get(r.key) ?? [], received: r.ids })));
+  // A stream that is open again resumed from its last event id, so whatever it lacks was lost; one
+  // still away is counted apart, not as losses.
+  const back = records.filter((r) => r.opens.length > r.ends.length);
+  const order = checkStreamOrder(back.map((r) => ({ key: r.key, history: run.histories.get(r.key) ?? [], received: r.ids })));
   const latency = kill.heldLatency;
   return {
     streams: records.length,
     cut,
+    notBack: records.length - back.length,
     catchUpMs,
     heldStreams,
     held: { p50: latency.percentile(50), p99: latency.percentile(99), max: latency.percentile(100), samples: latency.count },
@@ -132,9 +138,9 @@ export function describeStorm(run: StormRun, f: StormFigures = stormFigures(run)
       note: `opened ${formatCount(run.opened.opened)} in ${round(run.opened.seconds, 1)} s; ${formatCount(run.writer.created)} appends at ${round(run.writer.appendsPerSecond, 1)}/s over ${run.shape.rooms} rooms`,
     },
     {
-      name: `storm ${n}: lost / duplicated / reordered over both storms`,
-      value: `${formatCount(f.order.lost)} / ${formatCount(f.order.duplicated)} / ${formatCount(f.order.reordered)} (${formatCount(f.order.received)} of ${formatCount(f.order.expected)} received, ${formatCount(f.order.unexpected)} not in the room)`,
-      target: '0 / 0 / 0',
+      name: `storm ${n}: lost / duplicated / reordered over both storms, streams not back at the end`,
+      value: `${formatCount(f.order.lost)} / ${formatCount(f.order.duplicated)} / ${formatCount(f.order.reordered)} over the ${formatCount(f.order.streams)} streams open at the end (${formatCount(f.order.received)} of ${formatCount(f.order.expected)} received, ${formatCount(f.order.unexpected)} not in the room); ${formatCount(f.notBack)} not back`,
+      target: '0 / 0 / 0; 0 not back',
       ...(f.order.samples.length > 0 ? { note: f.order.samples.join('; ') } : {}),
     },
     {
@@ -151,7 +157,7 @@ export function describeStorm(run: StormRun, f: StormFigures = stormFigures(run)
       name: `storm ${n}: SIGKILL, the survivor's own streams, commit → receipt`,
       value: `p99 ${round(f.held.p99, 1)} ms (p50 ${round(f.held.p50, 1)}, max ${round(f.held.max, 1)}) over ${formatCount(f.held.samples)} receipts on ${formatCount(f.heldStreams)} streams`,
       target: `p99 ≤ ${STORM_TARGETS.survivorP99Ms} ms`,
-      note: `survivor's stream closes during the storm: ${closes(run.kill.survivorCloses)}`,
+      note: `every stream in the 2 s before the kill: p99 ${round(run.kill.beforeLatency.percentile(99), 1)} ms (p50 ${round(run.kill.beforeLatency.percentile(50), 1)}); survivor's stream closes during the storm: ${closes(run.kill.survivorCloses)}`,
     },
     {
       name: `storm ${n}: SIGTERM, reconnects after handoff (each client's arrives with its handoff), most in any 1 s`,
@@ -178,6 +184,7 @@ export function stormProblems(run: StormRun, f: StormFigures = stormFigures(run)
   if (late.length > 0) problems.push(`${late.length} of ${f.cut} cut clients not caught up within ${STORM_TARGETS.catchUpMs} ms (max ${formatMs(Math.max(...late))})`);
   const { lost, duplicated, reordered, unexpected } = f.order;
   if (lost + duplicated + reordered + unexpected > 0) problems.push(`${lost} lost, ${duplicated} duplicated, ${reordered} reordered, ${unexpected} unexpected`);
+  if (f.notBack > 0) problems.push(`${f.notBack} streams not open again by the end`);
   const bad = [...badRefusals(f.refusals.kill), ...badRefusals(f.refusals.term)];
   if (bad.length > 0) problems.push(`refusals other than 429/503 with Retry-After: ${bad.map(([w, c]) => `${w} ×${c}`).join(', ')}`);
   const authz = authorizationRefusals(f.refusals.kill) + authorizationRefusals(f.refusals.term);
