@@ -212,9 +212,17 @@ for (const deployment of FLEET_DEPLOYMENTS) {
         .map((n) => Date.parse(n.createdAt) - committedAt.get(n.messageId)!)
         .sort((a, b) => a - b);
       const percentile = (sorted: number[], q: number) => sorted[Math.max(0, Math.ceil(sorted.length * q) - 1)];
+      // Of the mentions the undisturbed bot handled: the stream's and the bot's part of their age.
+      const writtenAt = new Map(notifications.map((n) => [n.notificationId, Date.parse(n.createdAt)]));
+      const botLags = outputOf
+        .get(calm)!
+        .filter((h) => h.created && writtenAt.has(h.id))
+        .map((h) => h.at - writtenAt.get(h.id)!)
+        .sort((a, b) => a - b);
       process.stdout.write(
         `      (${mentions.length} mentions, ${refusedAfterRevocation} refused after the revocation; undisturbed run: ${calmAges.length} handled, p99 from mention to handler ${p99} ms, ` +
-          `its ${fanoutLags.length} mentions' notifications written p50 ${percentile(fanoutLags, 0.5)} / p99 ${percentile(fanoutLags, 0.99)} ms after the mention; ` +
+          `its ${fanoutLags.length} mentions' notifications written p50 ${percentile(fanoutLags, 0.5)} / p99 ${percentile(fanoutLags, 0.99)} ms after the mention, ` +
+          `its handler entered p50 ${percentile(botLags, 0.5)} / p99 ${percentile(botLags, 0.99)} ms after the notification was written; ` +
           `${handled.filter((h) => !h.created).length} replies replayed after kills; at most ${peaks.connections} connections, ${Math.round(peaks.rssBytes / 1048576)} MB resident)\n`,
       );
     });

@@ -13,7 +13,9 @@ export interface FeedConcurrency {
 /**
  * The bot's feed: its notifications across every repository where it holds a grant, in one stream,
  * so a bot installed on a thousand repositories holds one connection for them all, and a grant
- * added or revoked while it runs is followed by the service. A repository's notifications are
+ * added or revoked while it runs is followed by the service. Each notification comes with its
+ * message (`include=message`), so handling one reads nothing more: a busy repository's
+ * notifications, handled one at a time, wait only for the handler. A repository's notifications are
  * handled one at a time in feed order; different repositories' run side by side, at most
  * `concurrency.handlers` at once. The feed's checkpoint moves through the longest run of handled
  * notifications from its start, so after a crash the next run starts where that run ends and
@@ -33,7 +35,7 @@ export async function runFeedWorker(deps: HandlingDeps, concurrency: FeedConcurr
     onError: (error) => deps.logger.warn?.('feed acknowledgement failed; it is sent again with the next batch', { error: String(error) }),
   });
   deps.logger.info?.('feed worker started', { checkpoint });
-  const stream = deps.client.streamPrincipalInbox({ lastEventId: checkpoint }, deps.stream);
+  const stream = deps.client.streamPrincipalInbox({ lastEventId: checkpoint, includeMessage: true }, deps.stream);
   // A failure of one repository's handling ends the whole run, as one worker's does in list mode.
   const failing = new AbortController();
   const halt = () => {
