@@ -128,7 +128,7 @@ const pct = (share: number) => `${round(share * 100, 1)} %`;
 /** Each figure next to its target, as the bench prints them. */
 export function describeStorm(run: StormRun, f: StormFigures = stormFigures(run)): Array<{ name: string; value: string; target: string; note?: string }> {
   const n = formatCount(run.shape.streams);
-  const closes = (c: Record<string, number>) => (Object.keys(c).length === 0 ? 'none' : JSON.stringify(c));
+  const closes = (c: Record<string, number> | undefined) => (c === undefined ? 'unreadable (its admin server refused)' : Object.keys(c).length === 0 ? 'none' : JSON.stringify(c));
   const back = f.catchUpMs.filter(Number.isFinite).length;
   return [
     {
@@ -194,7 +194,9 @@ export function stormProblems(run: StormRun, f: StormFigures = stormFigures(run)
   const share = maxShare(f.reconnectsPerSecond);
   if (share > STORM_TARGETS.handoffShare) problems.push(`${pct(share)} of the handoff reconnects in one second`);
   if (f.unexpectedEnds.kill + f.unexpectedEnds.term > 0) problems.push(`${f.unexpectedEnds.kill + f.unexpectedEnds.term} streams ended by neither the kill nor a handoff`);
-  const closes = { ...run.kill.survivorCloses, ...run.term.survivorCloses };
-  if (Object.keys(closes).length > 0) problems.push(`the gateway that stayed up closed streams: ${JSON.stringify(closes)}`);
+  for (const [phase, closes] of [['SIGKILL', run.kill.survivorCloses], ['SIGTERM', run.term.survivorCloses]] as const) {
+    if (closes === undefined) problems.push(`${phase}: the closes of the gateway that stayed up could not be read`);
+    else if (Object.keys(closes).length > 0) problems.push(`${phase}: the gateway that stayed up closed streams: ${JSON.stringify(closes)}`);
+  }
   return problems;
 }

@@ -59,8 +59,11 @@ export interface StormRun {
 export interface StormPhase {
   startedAt: number;
   endedAt: number;
-  /** The gateway that stayed up: its streams closed during the phase, by reason (its metrics). */
-  survivorCloses: Record<string, number>;
+  /**
+   * The gateway that stayed up: its streams closed during the phase, by reason (its metrics);
+   * undefined when its admin server could not be read (a process at its open-file cap refuses it).
+   */
+  survivorCloses: Record<string, number> | undefined;
 }
 
 type GatewayEntry = BenchCluster['services'][number];
@@ -187,14 +190,19 @@ async function waitForQuiet(pool: SseLoadPool): Promise<void> {
 
 const CLOSE_REASONS = ['client_closed', 'slow_consumer', 'source_error', 'store_error', 'rotation', 'shutdown', 'open_failed', 'access_revoked', 'authorization_unavailable', 'token_expiring'];
 
-async function closesByReason(gateway: GatewayEntry): Promise<Record<string, number>> {
+async function closesByReason(gateway: GatewayEntry): Promise<Record<string, number> | undefined> {
   const admin = { adminUrl: gateway.adminUrl! };
   const counts: Record<string, number> = {};
-  for (const reason of CLOSE_REASONS) counts[reason] = await readMetric(admin, 'chat_gateway_streams_closed_total', { kind: 'message', reason });
+  try {
+    for (const reason of CLOSE_REASONS) counts[reason] = await readMetric(admin, 'chat_gateway_streams_closed_total', { kind: 'message', reason });
+  } catch {
+    return undefined;
+  }
   return counts;
 }
 
-function subtract(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+function subtract(after: Record<string, number> | undefined, before: Record<string, number> | undefined): Record<string, number> | undefined {
+  if (!after || !before) return undefined;
   return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)] as const).filter(([, v]) => v > 0));
 }
 
