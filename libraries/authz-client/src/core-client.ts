@@ -67,6 +67,12 @@ export interface CoreClient {
   listRepositories(input: RepositoryListingRequest, options?: CallOptions): Promise<RepositoryListing>;
   /** Readiness probe: core's key set answers. Throws AUTHORIZATION_UNAVAILABLE otherwise. */
   ping(): Promise<void>;
+  /**
+   * The most authorizations that waited for a call to core at once since the previous reading, and
+   * the bound past which one is refused at once with 503 AUTHORIZATION_UNAVAILABLE (see
+   * AuthorizeCoalescer's `maxQueued`): how close a burst of requests came to it.
+   */
+  takeAuthorizationQueuePeak(): { peak: number; bound: number };
 }
 
 /** Answers larger than this are not something core sends; they are treated as garbage. */
@@ -234,5 +240,6 @@ export function createCoreClient(options: CoreClientOptions): CoreClient {
     resolveMentions: (input, callOptions) => observed('resolveMentions', () => traceCoreCall('resolveMentions', core, (span) => client.resolveMentions(input, callOptions, span))),
     listRepositories: (input, callOptions) => observed('listRepositories', () => traceCoreCall('listRepositories', core, (span) => client.listRepositories(input, callOptions, span))),
     ping: () => observed('ping', () => client.ping()),
+    takeAuthorizationQueuePeak: () => ({ peak: authorizations.takePeakQueued(), bound: authorizations.queueBound }),
   };
 }

@@ -139,6 +139,24 @@ describe('Batcher', () => {
     expect(await batcher.submit('after')).to.equal('after');
   });
 
+  it('reports the most items that waited at once since the previous reading, then starts over from those waiting now', async () => {
+    const { batcher, batches, submit } = heldBatcher({ maxQueued: 8 });
+    const first = [submit('k', 'running'), submit('k', 'q1'), submit('k', 'q2'), submit('k', 'q3')];
+    expect(batcher.queueBound).to.equal(8);
+    batches[0]!.answer();
+    await tick();
+    expect(batcher.queued, 'the next batch took the three').to.equal(0);
+    expect(batcher.takePeakQueued()).to.equal(3);
+    expect(batcher.takePeakQueued()).to.equal(0);
+    const later = submit('k', 'q4');
+    expect(batcher.takePeakQueued()).to.equal(1);
+    expect(batcher.takePeakQueued(), 'still waiting').to.equal(1);
+    batches[1]!.answer();
+    await tick();
+    batches[2]!.answer();
+    expect(await Promise.all([...first, later])).to.deep.equal(['out-running', 'out-q1', 'out-q2', 'out-q3', 'out-q4']);
+  });
+
   it('refuses items beyond maxQueued at once, and takes them again once the queue drains', async () => {
     const { batcher, batches, submit } = heldBatcher({ maxQueued: 2 });
     const accepted = [submit('k', 'running'), submit('k', 'q1'), submit('k', 'q2')];

@@ -74,6 +74,8 @@ export class Batcher<I, O> {
   private readonly deadlineMs: number;
   private readonly queueFullError: (maxQueued: number) => Error;
   private readonly deadlineError: (deadlineMs: number) => Error;
+  /** The longest the queue has been since the last {@link takePeakQueued}. */
+  private peakQueued = 0;
 
   constructor(
     private readonly runBatch: BatchRunner<I, O>,
@@ -104,6 +106,22 @@ export class Batcher<I, O> {
     return this.running;
   }
 
+  /** Most items that may wait for a lane (`maxQueued`). */
+  get queueBound(): number {
+    return this.maxQueued;
+  }
+
+  /**
+   * The most items that waited for a lane at once since the previous call (at least those waiting
+   * now), and the next reading starts from now: a periodic reader sees the bursts between its
+   * readings, which the queue's length at the moment of reading would miss.
+   */
+  takePeakQueued(): number {
+    const peak = Math.max(this.peakQueued, this.queue.length);
+    this.peakQueued = this.queue.length;
+    return peak;
+  }
+
   submit(item: I): Promise<O> {
     if (this.queue.length >= this.maxQueued) return Promise.reject(this.queueFullError(this.maxQueued));
     return new Promise<O>((resolve, reject) => {
@@ -111,6 +129,8 @@ export class Batcher<I, O> {
       if (this.deadlineMs !== Infinity) entry.deadline = setTimeout(() => this.expire(entry), this.deadlineMs);
       this.queue.push(entry);
       this.schedulePump();
+      // After the pump: an item that went out at once did not wait.
+      if (this.queue.length > this.peakQueued) this.peakQueued = this.queue.length;
     });
   }
 

@@ -38,6 +38,8 @@ export interface GatewayMetricsOptions {
   defaultMetrics?: boolean;
   /** The database pool's occupancy (see `registerPoolMetrics`). @defaultValue none */
   poolStats?: () => PoolOccupancy | undefined;
+  /** The core client's authorization queue: its peak since the previous reading, and its bound (`CoreClient.takeAuthorizationQueuePeak`). @defaultValue none */
+  coreQueue?: () => { peak: number; bound: number };
 }
 
 /**
@@ -110,6 +112,30 @@ export function createGatewayMetrics(hub: () => StreamHub | undefined, options: 
       this.set(hub()?.stats().sessions ?? 0);
     },
   });
+  // Read at scrape time: the peak since the previous scrape, so a burst of opens between two
+  // scrapes shows even when the queue has emptied by the second.
+  const coreQueue = options.coreQueue;
+  if (coreQueue) {
+    let bound = 0;
+    new Gauge({
+      name: 'chat_gateway_core_queue_peak',
+      help: 'Most authorizations waiting for a call to core at once since the previous scrape (past chat_gateway_core_queue_bound an open is refused 503 AUTHORIZATION_UNAVAILABLE).',
+      registers: [registry],
+      collect() {
+        const queue = coreQueue();
+        bound = queue.bound;
+        this.set(queue.peak);
+      },
+    });
+    new Gauge({
+      name: 'chat_gateway_core_queue_bound',
+      help: 'Authorizations that may wait for a call to core at once; past it an open is refused 503 AUTHORIZATION_UNAVAILABLE.',
+      registers: [registry],
+      collect() {
+        this.set(bound);
+      },
+    });
+  }
   new Gauge({
     name: 'chat_gateway_scopes_open',
     help: 'Rooms and inboxes with at least one open stream in this process.',

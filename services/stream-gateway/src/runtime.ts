@@ -39,7 +39,7 @@ export function createGatewayRuntime(options: GatewayRuntimeOptions): GatewayRun
   const { resources, logger } = options;
   const settings = resolveEngineSettings(options.engine);
   // The metrics read the hub at scrape time, and the hub records into them.
-  const metrics = createGatewayMetrics(() => hub, { poolStats: () => resources.database.poolStats() });
+  const metrics = createGatewayMetrics(() => hub, { poolStats: () => resources.database.poolStats(), coreQueue: () => resources.core.takeAuthorizationQueuePeak() });
   const hub: StreamHub = new StreamHub({ backbone: resources.backbone, logger, ordering: settings, tickMs: settings.tickMs, metrics });
   const detach = resources.observeCoreCalls((operation, seconds, outcome) => metrics.coreCalls.observe({ operation, outcome }, seconds));
   const engine: StreamEngine = {
