@@ -150,8 +150,10 @@ export function describeStorm(run: StormRun, f: StormFigures = stormFigures(run)
     },
     {
       name: `storm ${n}: core's authorization load`,
-      value: `peak ${formatCount(run.corePeakCallsPerSecond)} calls/s at dev-core; ${formatCount(authorizationRefusals(f.refusals.kill) + authorizationRefusals(f.refusals.term))} opens refused at the core client's bound (503 AUTHORIZATION_UNAVAILABLE)`,
-      target: "0 refused: each gateway's queue within 1,024 waiting authorizations (64 per principal, 4 calls in flight)",
+      value:
+        `peak queue ${run.coreQueue === undefined ? 'unreadable' : `${formatCount(run.coreQueue.peak)} of ${formatCount(run.coreQueue.bound)}`} authorizations waiting in the gateway taking the reconnects; ` +
+        `peak ${formatCount(run.corePeakCallsPerSecond)} calls/s at dev-core; ${formatCount(authorizationRefusals(f.refusals.kill) + authorizationRefusals(f.refusals.term))} opens refused 503 AUTHORIZATION_UNAVAILABLE`,
+      target: 'peak below the bound (64 per principal, 4 calls in flight), 0 refused',
     },
     {
       name: `storm ${n}: SIGKILL, the survivor's own streams, commit → receipt`,
@@ -188,7 +190,9 @@ export function stormProblems(run: StormRun, f: StormFigures = stormFigures(run)
   const bad = [...badRefusals(f.refusals.kill), ...badRefusals(f.refusals.term)];
   if (bad.length > 0) problems.push(`refusals other than 429/503 with Retry-After: ${bad.map(([w, c]) => `${w} ×${c}`).join(', ')}`);
   const authz = authorizationRefusals(f.refusals.kill) + authorizationRefusals(f.refusals.term);
-  if (authz > 0) problems.push(`${authz} opens refused at the core client's bound`);
+  if (authz > 0) problems.push(`${authz} opens refused at the core client's bound or deadline`);
+  if (run.coreQueue === undefined) problems.push("the core queue's peak could not be read");
+  else if (run.coreQueue.peak >= run.coreQueue.bound) problems.push(`core queue peak ${run.coreQueue.peak} reached its bound ${run.coreQueue.bound}`);
   if (!(f.held.p99 <= STORM_TARGETS.survivorP99Ms)) problems.push(`survivor's streams p99 ${round(f.held.p99, 1)} ms > ${STORM_TARGETS.survivorP99Ms} ms`);
   if (f.handoffs < f.streams * 0.9) problems.push(`only ${f.handoffs} of ${f.streams} streams got a handoff`);
   const share = maxShare(f.reconnectsPerSecond);

@@ -51,6 +51,11 @@ export interface StormRun {
   term: StormPhase & { exitedAt: number };
   /** Peak of dev-core's authorization calls (`authorize` + `authorizeBatch`) in any 1 s, over both phases. */
   corePeakCallsPerSecond: number;
+  /**
+   * The most authorizations waiting for core at once in the gateway taking the reconnects (its
+   * `chat_gateway_core_queue_peak`, read every POLL_MS), and its bound; undefined when unreadable.
+   */
+  coreQueue: { peak: number; bound: number } | undefined;
   /** `stream lease trouble` lines in every gateway's log, and every other warning by message. */
   leaseTrouble: number;
   warnings: Map<string, number>;
@@ -119,6 +124,7 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
 
     // SIGKILL: gateway 0's clients are cut at once and come back through the balancers to gateway 1.
     const closesBeforeKill = await closesByReason(survivor);
+    const queueWhileKilled = watchCoreQueue(survivor);
     await pool.reset();
     const killStart = Date.now();
     logFiles.push(victim.service.logFile);
@@ -131,12 +137,14 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
     progress(`SIGKILL: every client open again ${back ? `${((Date.now() - killStart) / 1000).toFixed(1)} s after the kill` : 'NOT within the deadline'}`);
     await sleep(2000);
     const heldLatency = (await pool.report()).latency;
+    const killQueue = await queueWhileKilled.stop();
     const kill = { startedAt: killStart, endedAt: Date.now(), survivorCloses: subtract(await closesByReason(survivor), closesBeforeKill), heldLatency, beforeLatency };
 
     // SIGTERM: gateway 0 back; gateway 1, now holding every stream, drains them over its window.
     await victim.restart!();
     await sleep(1000);
     const closesBeforeTerm = await closesByReason(victim);
+    const queueWhileTerminated = watchCoreQueue(victim);
     const termStart = Date.now();
     logFiles.push(survivor.service.logFile);
     const exited = once(survivor.service.process, 'exit');
@@ -148,7 +156,9 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
     const exitedAt = Date.now();
     const backAgain = await waitUntilAllOpen(pool, shape.streams);
     progress(`SIGTERM: drained in ${((exitedAt - termStart) / 1000).toFixed(1)} s; every client open again: ${backAgain ? 'yes' : 'NOT within the deadline'}`);
+    const termQueue = await queueWhileTerminated.stop();
     const term = { startedAt: termStart, endedAt: Date.now(), exitedAt, survivorCloses: subtract(await closesByReason(victim), closesBeforeTerm) };
+    const coreQueue = killQueue && termQueue ? { peak: Math.max(killQueue.peak, termQueue.peak), bound: killQueue.bound } : undefined;
     await sleep(2000);
     const written = await writer.stop();
     progress(`${formatCount(written.created)} appends at ${written.appendsPerSecond.toFixed(1)}/s${formatFailures(written.failures)}`);
@@ -159,7 +169,7 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
     const roomHistories = await readHistories(cluster, branches, readers[0]!);
     const histories = new Map(placed.map((s) => [s.key, roomHistories.get(s.branchId)!.ids] as const));
     const logs = await countWarnings(logFiles);
-    return { shape, opened, writer: written, records, histories, kill, term, corePeakCallsPerSecond: core.stop(), leaseTrouble: logs.get('stream lease trouble') ?? 0, warnings: logs };
+    return { shape, opened, writer: written, records, histories, kill, term, corePeakCallsPerSecond: core.stop(), coreQueue, leaseTrouble: logs.get('stream lease trouble') ?? 0, warnings: logs };
   } finally {
     core.stop();
     await writer.stop();
@@ -227,6 +237,36 @@ function watchCoreCalls(cluster: BenchCluster): { stop(): number } {
         if (b > a) peak = Math.max(peak, ((samples[b]!.calls - samples[a]!.calls) * 1000) / Math.max(1000, samples[b]!.at - samples[a]!.at));
       }
       return peak;
+    },
+  };
+}
+
+/**
+ * Reads the gateway's core queue peak (the peak since its previous scrape) every POLL_MS; `stop`
+ * returns the highest and the bound, or undefined when a reading failed (its admin server refused).
+ */
+function watchCoreQueue(gateway: GatewayEntry): { stop(): Promise<{ peak: number; bound: number } | undefined> } {
+  const admin = { adminUrl: gateway.adminUrl! };
+  let stopped = false;
+  let failed = false;
+  let peak = 0;
+  let bound = 0;
+  const sampling = (async () => {
+    while (!stopped) {
+      try {
+        peak = Math.max(peak, await readMetric(admin, 'chat_gateway_core_queue_peak'));
+        bound = await readMetric(admin, 'chat_gateway_core_queue_bound');
+      } catch {
+        failed = true;
+      }
+      await sleep(POLL_MS);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await sampling;
+      return failed ? undefined : { peak, bound };
     },
   };
 }
