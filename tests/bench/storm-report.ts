@@ -178,12 +178,17 @@ export function describeStorm(run: StormRun, f: StormFigures = stormFigures(run)
   ];
 }
 
-/** Every target the run missed, in words; empty when all are met. */
-export function stormProblems(run: StormRun, f: StormFigures = stormFigures(run)): string[] {
+/**
+ * Every target the run missed, in words; empty when all are met. With `timed: false`, only the
+ * guarantees (nothing lost, doubled or reordered; refusals as the contract says; no stream ended but
+ * by the kill or a handoff; core's bound kept): the test asserts those, and prints the timed
+ * targets (catch-up, the survivor's p99, the drain's spread), which the bench judges.
+ */
+export function stormProblems(run: StormRun, f: StormFigures = stormFigures(run), { timed = true }: { timed?: boolean } = {}): string[] {
   const problems: string[] = [];
   if (f.cut < run.shape.streams / 4) problems.push(`only ${f.cut} of ${run.shape.streams} streams were cut by the kill`);
   const late = f.catchUpMs.filter((ms) => ms > STORM_TARGETS.catchUpMs);
-  if (late.length > 0) problems.push(`${late.length} of ${f.cut} cut clients not caught up within ${STORM_TARGETS.catchUpMs} ms (max ${formatMs(Math.max(...late))})`);
+  if (timed && late.length > 0) problems.push(`${late.length} of ${f.cut} cut clients not caught up within ${STORM_TARGETS.catchUpMs} ms (max ${formatMs(Math.max(...late))})`);
   const { lost, duplicated, reordered, unexpected } = f.order;
   if (lost + duplicated + reordered + unexpected > 0) problems.push(`${lost} lost, ${duplicated} duplicated, ${reordered} reordered, ${unexpected} unexpected`);
   if (f.notBack > 0) problems.push(`${f.notBack} streams not open again by the end`);
@@ -193,10 +198,10 @@ export function stormProblems(run: StormRun, f: StormFigures = stormFigures(run)
   if (authz > 0) problems.push(`${authz} opens refused at the core client's bound or deadline`);
   if (run.coreQueue === undefined) problems.push("the core queue's peak could not be read");
   else if (run.coreQueue.peak >= run.coreQueue.bound) problems.push(`core queue peak ${run.coreQueue.peak} reached its bound ${run.coreQueue.bound}`);
-  if (!(f.held.p99 <= STORM_TARGETS.survivorP99Ms)) problems.push(`survivor's streams p99 ${round(f.held.p99, 1)} ms > ${STORM_TARGETS.survivorP99Ms} ms`);
+  if (timed && !(f.held.p99 <= STORM_TARGETS.survivorP99Ms)) problems.push(`survivor's streams p99 ${round(f.held.p99, 1)} ms > ${STORM_TARGETS.survivorP99Ms} ms`);
   if (f.handoffs < f.streams * 0.9) problems.push(`only ${f.handoffs} of ${f.streams} streams got a handoff`);
   const share = maxShare(f.reconnectsPerSecond);
-  if (share > STORM_TARGETS.handoffShare) problems.push(`${pct(share)} of the handoff reconnects in one second`);
+  if (timed && share > STORM_TARGETS.handoffShare) problems.push(`${pct(share)} of the handoff reconnects in one second`);
   if (f.unexpectedEnds.kill + f.unexpectedEnds.term > 0) problems.push(`${f.unexpectedEnds.kill + f.unexpectedEnds.term} streams ended by neither the kill nor a handoff`);
   for (const [phase, closes] of [['SIGKILL', run.kill.survivorCloses], ['SIGTERM', run.term.survivorCloses]] as const) {
     if (closes === undefined) problems.push(`${phase}: the closes of the gateway that stayed up could not be read`);
