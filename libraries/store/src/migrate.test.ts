@@ -126,10 +126,16 @@ for (const target of freshTargets) {
     if (target.name === 'postgres') {
       it('lets instances that start at once take turns: each migration and function file is applied by one of them', async () => {
         const other = await fresh.openAnother!();
-        expect(await Promise.all([migrate(database, copy.sources), migrate(other, copy.sources)])).to.have.deep.members([EVERYTHING, NOTHING]);
+        // Each unit takes the lock on its own, so the runners may share the work out in any way;
+        // together they apply every file once.
+        const together = (results: MigrateResult[]) => ({
+          migrations: results.flatMap((r) => r.migrations).sort(),
+          functions: results.flatMap((r) => r.functions).sort(),
+        });
+        const sorted = (result: MigrateResult) => ({ migrations: [...result.migrations].sort(), functions: [...result.functions].sort() });
+        expect(together(await Promise.all([migrate(database, copy.sources), migrate(other, copy.sources)]))).to.deep.equal(sorted(EVERYTHING));
         await copy.edit(CHANGED_FUNCTION, changeBody);
-        const changed = { migrations: [], functions: [CHANGED_FUNCTION] };
-        expect(await Promise.all([migrate(database, copy.sources), migrate(other, copy.sources)])).to.have.deep.members([changed, NOTHING]);
+        expect(together(await Promise.all([migrate(database, copy.sources), migrate(other, copy.sources)]))).to.deep.equal({ migrations: [], functions: [CHANGED_FUNCTION] });
         await expectFunctionsOfFiles(database, copy.sources.functionsDir);
       });
     }
