@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ulid } from 'ulid';
+import { newMessage } from '../test/new-message.ts';
 import { testTargets } from '../test/targets.ts';
 import { createStore, FanoutSettledError, inboxKey, type FanoutRunMessage, type InboxOwner, type MessageRow, type Store } from './index.ts';
 
@@ -9,11 +10,7 @@ const runOptions = () => ({ now: new Date(), outboxPayload: (n: { notificationId
 async function mentionMessage(store: Store, scope: { repositoryId: string; branchId: string | null }): Promise<MessageRow> {
   const outcome = await store.messages.append(
     scope,
-    {
-      senderKind: 'user', senderId: 'u_alice', requestId: ulid(), idempotencyKey: ulid(), bodyMarkdown: '@bob', bodyBytes: 4, renderedHtml: '<p>@bob</p>',
-      mentions: [{ principalKind: 'human', principalId: 'u_bob', startByte: 0, endByte: 4 }],
-      authorizationDecisionId: ulid(), authorizingSubjectId: 'u_alice', authorizingSubjectKind: 'user', botCredentialId: null, botGrantId: null,
-    },
+    newMessage({ bodyMarkdown: '@bob', bodyBytes: 4, renderedHtml: '<p>@bob</p>', mentions: [{ principalKind: 'human', principalId: 'u_bob', startByte: 0, endByte: 4 }] }),
     { newRoomId: ulid(), now: new Date() },
   );
   if (outcome.kind !== 'created') throw new Error('expected created');
