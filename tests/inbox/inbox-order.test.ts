@@ -6,6 +6,7 @@
  * sweep.
  */
 import { expect } from 'chai';
+import pg from 'pg';
 import type { InboxPageResponse, MessagePageResponse, MessageResponse, NotificationResponse } from '@chat/contracts';
 import { ulid } from 'ulid';
 import { ApiClient, bearer, type RoomScope } from '../harness/api-client.ts';
@@ -171,6 +172,19 @@ describe('inbox order: 3 notifier processes, mentions appended in sequence and a
     const [victim, ...survivors] = cluster.notifiers as [ServiceHandle, ...ServiceHandle[]];
     const sweeperFanouts = async () =>
       (await Promise.all(survivors.map((s) => counterSum(s, 'chat_notifier_fanouts_total', 'path="sweeper"')))).reduce((a, b) => a + b, 0);
+    const database = new pg.Client({ connectionString: cluster.databaseUrl });
+    await database.connect();
+    /** Polls the pending fanout rows (core's slow answer leaves the victim 1.2 s per claim) until `done`. */
+    const untilFanouts = async (what: string, done: (rows: Array<{ message_id: string; attempts: number }>) => boolean) => {
+      for (const deadline = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 20))) {
+        const { rows } = await database.query<{ message_id: string; attempts: number }>('SELECT message_id, attempts FROM mention_fanout WHERE NOT dead');
+        if (done(rows)) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}: ${JSON.stringify(rows)}`);
+      }
+    };
+    // Paused only once idle: a notifier stopped inside its write transaction would hold the inbox
+    // locks the victim needs.
+    await untilFanouts('the racing mentions are fanned out', (rows) => rows.length === 0);
     for (const s of survivors) s.service.process.kill('SIGSTOP');
     try {
       await Promise.all(
@@ -181,15 +195,18 @@ describe('inbox order: 3 notifier processes, mentions appended in sequence and a
       // One more mention, with core answering slowly: the victim reads its event and claims its
       // fanout row, and dies while it waits on core. Its backbone entry is never handed to another
       // notifier (NOTIFIER_CLAIM_IDLE_MS is long) and no later event of the room leads one to the
-      // row, so only the durable sweep can run it, once the victim's claim has lapsed.
-      await new Promise((r) => setTimeout(r, 1000));
+      // row, so only the durable sweep can run it, once the victim's claim has lapsed. The kill
+      // waits until the row is claimed: killed earlier, the victim would leave the event unread and
+      // a survivor would read it off the backbone instead.
+      await untilFanouts('the victim has run every earlier fanout', (rows) => rows.length === 0);
       await cluster.core.setFaults('slow', CORE_LATENCY_MS);
-      await append('held by the killed notifier');
-      await new Promise((r) => setTimeout(r, CORE_LATENCY_MS / 4));
+      const held = await append('held by the killed notifier');
+      await untilFanouts('the victim has claimed the held mention\'s fanout', (rows) => rows.some((r) => r.message_id === held.messageId && r.attempts > 0));
     } finally {
       victim.service.process.kill('SIGKILL');
       await cluster.core.setFaults('ok');
       for (const s of survivors) s.service.process.kill('SIGCONT');
+      await database.end();
     }
     const sweepDeadline = Date.now() + 30_000;
     while ((await sweeperFanouts()) === 0 && Date.now() < sweepDeadline) await new Promise((r) => setTimeout(r, 200));
