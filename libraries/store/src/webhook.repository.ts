@@ -98,7 +98,11 @@ export interface WebhookRepository {
   dispatch(webhookId: string, options: { now: Date; limit: number }): Promise<WebhookLaneKey[]>;
   /** Lanes with notifications after their position whose next try is due, earliest first. */
   dueLanes(options: { now: Date; limit: number }): Promise<WebhookLaneKey[]>;
-  /** Claims a lane whose next try is due; null when it is held, waiting for a retry, or gone. */
+  /**
+   * Claims a lane whose next try is due and whose inbox holds notifications after its position; null
+   * when it is held, waiting for a retry, caught up, or gone. A caught-up lane costs one statement:
+   * lanes are queued on every dispatch that reaches them, often after their run has sent it all.
+   */
   claimLane(key: WebhookLaneKey, options: LaneClaim): Promise<WebhookLaneWork | null>;
   /**
    * The notification at `seq` is delivered: the lane moves past it and its attempts start over. With
@@ -183,7 +187,13 @@ export function createWebhookRepository(db: ChatDb): WebhookRepository {
         const [lane] = await db
           .update(webhookLanes)
           .set({ nextAttemptAt: new Date(now.getTime() + leaseMs) })
-          .where(and(laneWhere(key), sql`${webhookLanes.nextAttemptAt} <= ${now}`))
+          .where(
+            and(
+              laneWhere(key),
+              sql`${webhookLanes.nextAttemptAt} <= ${now}`,
+              sql`EXISTS (SELECT 1 FROM inboxes i WHERE i.inbox_key = ${webhookLanes.inboxKey} AND i.last_seq > ${webhookLanes.deliveredSeq})`,
+            ),
+          )
           .returning();
         if (!lane) return null;
         const [[owner], pending] = await Promise.all([

@@ -85,6 +85,11 @@ for (const target of testTargets) {
       await store.webhooks.markDelivered(laneA, a2.seq);
       await store.webhooks.releaseLane(laneA, new Date());
       expect((await store.webhooks.dueLanes({ now: new Date(), limit: 1000 })).filter((l) => l.inboxKey === laneA.inboxKey)).to.deep.equal([]);
+      // Caught up: nothing to claim, until a notification arrives.
+      expect(await claim(laneA)).to.equal(null);
+      const a3 = await append(repositories[0]!);
+      expect((await claim(laneA))?.notifications.map((n) => n.notificationId)).to.deep.equal([a3.notificationId]);
+      await store.webhooks.markDelivered(laneA, a3.seq);
 
       const letters = await store.webhooks.listDeadLetters(webhook.webhookId, { limit: 10 });
       expect(letters.map((l) => [l.deadLetter.deliveryId, l.deadLetter.state, l.notification.notificationId])).to.deep.equal([[deliveryId, 'dead', a1.notificationId]]);
