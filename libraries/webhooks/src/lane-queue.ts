@@ -29,7 +29,8 @@ export class InProcessLaneQueue implements LaneQueue {
   private stopping = false;
   private readonly waiting = new Map<string, { key: WebhookLaneKey; at: number; timer: NodeJS.Timeout }>();
   private readonly running = new Map<string, { again: boolean }>();
-  private readonly ready: WebhookLaneKey[] = [];
+  /** Lanes due, in the order they came due; a lane is here at most once. */
+  private readonly ready = new Map<string, WebhookLaneKey>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -50,7 +51,7 @@ export class InProcessLaneQueue implements LaneQueue {
     this.stopping = true;
     for (const w of this.waiting.values()) clearTimeout(w.timer);
     this.waiting.clear();
-    this.ready.length = 0;
+    this.ready.clear();
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
@@ -62,12 +63,17 @@ export class InProcessLaneQueue implements LaneQueue {
       running.again = true;
       return;
     }
+    // Already due: it runs as soon as a slot is free, which is no later than `at`.
+    if (this.ready.has(name)) return;
     const waiting = this.waiting.get(name);
     if (waiting && waiting.at <= at) return;
     if (waiting) clearTimeout(waiting.timer);
     const timer = setTimeout(() => {
       this.waiting.delete(name);
-      this.ready.push(key);
+      // Started meanwhile (queued again at once while it waited): it runs again once done.
+      const started = this.running.get(name);
+      if (started) started.again = true;
+      else this.ready.set(name, key);
       this.pump();
     }, Math.max(0, at - Date.now()));
     timer.unref();
@@ -75,10 +81,9 @@ export class InProcessLaneQueue implements LaneQueue {
   }
 
   private pump(): void {
-    while (this.handler && !this.stopping && this.inFlight.size < this.concurrency && this.ready.length > 0) {
-      const key = this.ready.shift()!;
-      const name = laneName(key);
-      if (this.running.has(name)) continue;
+    while (this.handler && !this.stopping && this.inFlight.size < this.concurrency && this.ready.size > 0) {
+      const [name, key] = this.ready.entries().next().value!;
+      this.ready.delete(name);
       const state = { again: false };
       this.running.set(name, state);
       const run = this.run(this.handler, key, state).finally(() => {
