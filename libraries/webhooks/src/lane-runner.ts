@@ -25,7 +25,7 @@ export interface LaneRunnerSettings {
   retry: RetryPolicy;
   /** Notifications read per claim of a lane. */
   batchSize: number;
-  /** How long a claim keeps others off the lane; renewed after each delivery, so more than one send at its timeout. */
+  /** How long a claim keeps others off the lane; renewed before a send that could outlast it, so more than one send's longest. */
   leaseMs: number;
   /** When core cannot say whether the principal may read the repository, the lane waits this long. */
   authorizationRetryMs: number;
@@ -72,21 +72,25 @@ export class LaneRunner {
       await this.deps.store.webhooks.releaseLane(key, at);
       return { kind: 'again', at };
     }
+    const position = new LanePosition(this.deps, key, lane.deliveredSeq, lane.nextAttemptAt, this.settings.leaseMs);
     let attempts = lane.attempts;
     for (const notification of work.notifications) {
       if (!mayRead) {
-        await this.deps.store.webhooks.markDelivered(key, notification.seq);
+        position.passed(notification.seq);
         this.deps.observe?.('skipped');
         continue;
       }
+      await position.holdFor(this.deps.sender.longestSendMs);
       const content = deliveryContent(this.deps.cursors, webhook, notification, work.inboxAckSeq);
       const result = await this.deps.sender.send({ url: webhook.url, secret: webhook.secret, ...content });
       if (result.delivered) {
-        await this.deps.store.webhooks.markDelivered(key, notification.seq, new Date(this.deps.clock().getTime() + this.settings.leaseMs));
+        position.passed(notification.seq);
         this.deps.observe?.('delivered');
         attempts = 0;
         continue;
       }
+      // The failure is the head's: the lane's recorded position must be just before it.
+      await position.record();
       const now = this.deps.clock();
       const retryAt = new Date(now.getTime() + retryDelayMs(this.settings.retry, attempts + 1));
       attempts = await this.deps.store.webhooks.recordFailure(key, { error: result.error, retryAt });
@@ -96,10 +100,62 @@ export class LaneRunner {
         return { kind: 'again', at: retryAt };
       }
       await this.deps.store.webhooks.deadLetter(key, { notification, deliveryId: content.deliveryId, attempts, error: result.error, now });
+      position.recorded(notification.seq);
       this.deps.observe?.('dead');
       this.deps.logger.warn({ webhookId: webhook.webhookId, deliveryId: content.deliveryId, attempts, error: result.error }, 'webhook delivery dead-lettered');
       attempts = 0;
     }
+    await position.record();
     return undefined;
+  }
+}
+
+/**
+ * A claimed lane's position as this run moves it: written to the store once per batch rather than
+ * once per POST, which keeps a busy lane's cost per delivery to the POST itself. It is written
+ * before a failure is recorded (the failure belongs to the notification just after it), at the
+ * batch's end, and before a POST that could outlast the claim (writing it renews the claim). A run
+ * that dies in between leaves the lane where it was last written, and whoever takes it over sends
+ * the notifications after that again, under their delivery IDs.
+ */
+class LanePosition {
+  private written: number;
+  private reached: number;
+
+  constructor(
+    private readonly deps: Pick<LaneRunnerDeps, 'store' | 'clock'>,
+    private readonly key: WebhookLaneKey,
+    deliveredSeq: number,
+    private heldUntil: Date,
+    private readonly leaseMs: number,
+  ) {
+    this.written = deliveredSeq;
+    this.reached = deliveredSeq;
+  }
+
+  /** The notification at `seq` is done with (delivered or passed over). */
+  passed(seq: number): void {
+    this.reached = Math.max(this.reached, seq);
+  }
+
+  /** The store already holds the lane at `seq` (a dead letter moved it there). */
+  recorded(seq: number): void {
+    this.passed(seq);
+    this.written = Math.max(this.written, seq);
+  }
+
+  /** Writes the position first when the claim could lapse within `ms`; writing it renews the claim. */
+  async holdFor(ms: number): Promise<void> {
+    const now = this.deps.clock().getTime();
+    if (now + ms < this.heldUntil.getTime() || this.reached === this.written) return;
+    await this.record(new Date(now + this.leaseMs));
+  }
+
+  /** Writes the position reached, if it moved. */
+  async record(holdUntil?: Date): Promise<void> {
+    if (this.reached === this.written) return;
+    await this.deps.store.webhooks.markDelivered(this.key, this.reached, holdUntil);
+    this.written = this.reached;
+    if (holdUntil) this.heldUntil = holdUntil;
   }
 }

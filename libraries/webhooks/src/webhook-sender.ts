@@ -51,6 +51,11 @@ export class WebhookSender {
     });
   }
 
+  /** The longest one send takes: a POST still unanswered then is aborted. */
+  get longestSendMs(): number {
+    return this.options.timeoutMs * 2;
+  }
+
   async send(post: WebhookPost): Promise<WebhookPostResult> {
     try {
       // An IP literal is connected to without a lookup: it is checked here, with the scheme.
@@ -68,7 +73,7 @@ export class WebhookSender {
           [DELIVERY_HEADERS.signature]: signDelivery(post.secret, timestamp, post.body),
         },
         body: post.body,
-        signal: AbortSignal.timeout(this.options.timeoutMs * 2),
+        signal: AbortSignal.timeout(this.longestSendMs),
       });
       await drain(answer.body);
       if (answer.statusCode >= 200 && answer.statusCode < 300) return { delivered: true, status: answer.statusCode };

@@ -49,7 +49,7 @@ export const NOTIFIER_DEFAULTS = {
     timeoutMs: 10_000,
     concurrency: 32,
     retry: { maxAttempts: 8, baseDelayMs: 1000, maxDelayMs: 3_600_000 },
-    batchSize: 10,
+    batchSize: 50,
     authorizationRetryMs: 2000,
     dispatchIntervalMs: 200,
     dispatchBatchSize: 1000,

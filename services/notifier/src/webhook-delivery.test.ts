@@ -23,6 +23,10 @@ async function startReceiver(secret: string) {
   const received: Received[] = [];
   const refused: string[] = [];
   let answer: (repositoryId: string) => number = () => 200;
+  let answerAfterMs = 0;
+  /** POSTs being answered at once, most of them at any moment. */
+  let open = 0;
+  let mostOpen = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -42,7 +46,11 @@ async function startReceiver(secret: string) {
       if (status < 300) {
         received.push({ deliveryId: delivery.deliveryId, repositoryId: delivery.notification.repositoryId, notificationId: delivery.notification.notificationId, webhookId: delivery.webhookId });
       }
-      res.writeHead(status).end();
+      mostOpen = Math.max(mostOpen, ++open);
+      setTimeout(() => {
+        open -= 1;
+        res.writeHead(status).end();
+      }, answerAfterMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -52,6 +60,12 @@ async function startReceiver(secret: string) {
     refused,
     answerWith(fn: (repositoryId: string) => number) {
       answer = fn;
+    },
+    answerAfter(ms: number) {
+      answerAfterMs = ms;
+    },
+    get mostOpen() {
+      return mostOpen;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -181,6 +195,38 @@ for (const kind of queues) {
       const [letter] = await world.store.webhooks.listDeadLetters(webhook.webhookId, { limit: 10 });
       expect(letter!.deadLetter.lastError).to.match(/may not read/);
       expect(receiver.received.map((r) => r.notificationId)).not.to.include(failed.notificationId);
+    });
+
+    it('keeps a lane to one sender while a batch to a slow receiver outlasts the claim: the claim is renewed as the batch goes', async function () {
+      // Answers of 150 ms and a claim of 5.4 s (twice the 200 ms timeout, plus 5 s): a batch of 50
+      // takes 7.5 s. A second notifier sweeps every 100 ms and takes any lane whose claim lapsed.
+      const slow: WebhookSettingsInput = { ...FAST, timeoutMs: 200 };
+      const second = createNotifierRuntime({
+        resources: { store: world.store, backbone: new InProcessBackbone(), core: world.coreClient, cursors: world.cursors },
+        logger: world.logger,
+        settings: { sweeper: { graceMs: 3_600_000 }, webhooks: slow },
+        ...(kind.queue ? { webhookQueue: kind.queue() } : {}),
+      });
+      await runtime.stop();
+      runtime = createNotifierRuntime({
+        resources: { store: world.store, backbone: new InProcessBackbone(), core: world.coreClient, cursors: world.cursors },
+        logger: world.logger,
+        settings: { sweeper: { graceMs: 3_600_000 }, webhooks: slow },
+        ...(kind.queue ? { webhookQueue: kind.queue() } : {}),
+      });
+      receiver.answerAfter(150);
+      await register();
+      const sent: NotificationRow[] = [];
+      for (let i = 0; i < 60; i++) sent.push(await notify(world.repositoryId));
+      await Promise.all([runtime.start(), second.start()]);
+      try {
+        await waitFor('every delivery', async () => receiver.received.length >= sent.length, 30_000);
+        await new Promise((r) => setTimeout(r, 500));
+      } finally {
+        await second.stop();
+      }
+      expect(receiver.mostOpen, 'POSTs of the lane at once').to.equal(1);
+      expect(receiver.received.map((r) => r.notificationId)).to.deep.equal(sent.map((n) => n.notificationId));
     });
 
     it('refuses a private address and dead-letters what was meant for it', async function () {
