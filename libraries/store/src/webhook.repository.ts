@@ -110,10 +110,12 @@ export interface WebhookRepository {
    */
   markDelivered(key: WebhookLaneKey, seq: number, holdUntil?: Date): Promise<void>;
   /**
-   * Gives a claimed lane back, to be tried again at `nextAttemptAt`. Returns whether its inbox holds
-   * notifications after the lane's position (arrived while it ran): then the caller runs it again.
+   * Gives a claimed lane back, to be tried again at `nextAttemptAt`; with `deliveredSeq`, moves it
+   * past that notification first, as `markDelivered` does, in the same statement. Returns whether its
+   * inbox holds notifications after the lane's position (arrived while it ran): then the caller runs
+   * it again.
    */
-  releaseLane(key: WebhookLaneKey, nextAttemptAt: Date): Promise<boolean>;
+  releaseLane(key: WebhookLaneKey, nextAttemptAt: Date, deliveredSeq?: number): Promise<boolean>;
   /** Records a failed attempt at the lane's head; returns the head's failed attempts so far. */
   recordFailure(key: WebhookLaneKey, options: { error: string; retryAt: Date }): Promise<number>;
   /** Moves the lane's head to the dead letters and the lane past it, in one transaction. */
@@ -220,10 +222,14 @@ export function createWebhookRepository(db: ChatDb): WebhookRepository {
           .set({ deliveredSeq: seq, attempts: 0, lastError: null, ...(holdUntil ? { nextAttemptAt: holdUntil } : {}) })
           .where(and(laneWhere(key), lt(webhookLanes.deliveredSeq, seq)));
       }),
-    releaseLane: (key, nextAttemptAt) =>
+    releaseLane: (key, nextAttemptAt, deliveredSeq = -1) =>
       storeCall(async () => {
+        const moved = sql`l.delivered_seq < ${deliveredSeq}::bigint`;
         const [row] = rowsOf<{ more: boolean }>(
-          await db.execute(sql`UPDATE webhook_lanes l SET next_attempt_at = ${nextAttemptAt}
+          await db.execute(sql`UPDATE webhook_lanes l SET next_attempt_at = ${nextAttemptAt},
+              delivered_seq = GREATEST(l.delivered_seq, ${deliveredSeq}::bigint),
+              attempts = CASE WHEN ${moved} THEN 0 ELSE l.attempts END,
+              last_error = CASE WHEN ${moved} THEN NULL ELSE l.last_error END
             FROM inboxes i
             WHERE l.webhook_id = ${key.webhookId} AND l.inbox_key = ${key.inboxKey} AND i.inbox_key = l.inbox_key
             RETURNING i.last_seq > l.delivered_seq AS more`),

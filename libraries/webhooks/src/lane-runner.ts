@@ -49,18 +49,19 @@ export class LaneRunner {
       const work = await this.deps.store.webhooks.claimLane(key, { now: this.deps.clock(), leaseMs: this.settings.leaseMs, limit: this.settings.batchSize });
       // Held by another run (which goes on to the end), or waiting for its retry (its job is queued).
       if (!work) return { kind: 'settled' };
+      const position = new LanePosition(this.deps, key, work.lane.deliveredSeq, work.lane.nextAttemptAt, this.settings.leaseMs);
       if (work.notifications.length > 0) {
-        const outcome = await this.runBatch(key, work);
+        const outcome = await this.runBatch(key, work, position);
         if (outcome) return outcome;
       }
       // Run again while notifications arrived as this batch was sent: they go out now, not at the
       // next sweep (a queue may drop a lane's job while one runs).
-      if (!(await this.deps.store.webhooks.releaseLane(key, this.deps.clock()))) return { kind: 'settled' };
+      if (!(await position.release(this.deps.clock()))) return { kind: 'settled' };
     }
   }
 
   /** Delivers one claimed batch; returns the outcome when the lane must wait, else undefined. */
-  private async runBatch(key: WebhookLaneKey, work: WebhookLaneWork): Promise<LaneRunOutcome | undefined> {
+  private async runBatch(key: WebhookLaneKey, work: WebhookLaneWork, position: LanePosition): Promise<LaneRunOutcome | undefined> {
     const { webhook, lane } = work;
     let mayRead: boolean;
     try {
@@ -72,7 +73,6 @@ export class LaneRunner {
       await this.deps.store.webhooks.releaseLane(key, at);
       return { kind: 'again', at };
     }
-    const position = new LanePosition(this.deps, key, lane.deliveredSeq, lane.nextAttemptAt, this.settings.leaseMs);
     let attempts = lane.attempts;
     for (const notification of work.notifications) {
       if (!mayRead) {
@@ -105,7 +105,6 @@ export class LaneRunner {
       this.deps.logger.warn({ webhookId: webhook.webhookId, deliveryId: content.deliveryId, attempts, error: result.error }, 'webhook delivery dead-lettered');
       attempts = 0;
     }
-    await position.record();
     return undefined;
   }
 }
@@ -113,8 +112,9 @@ export class LaneRunner {
 /**
  * A claimed lane's position as this run moves it: written to the store once per batch rather than
  * once per POST, which keeps a busy lane's cost per delivery to the POST itself. It is written
- * before a failure is recorded (the failure belongs to the notification just after it), at the
- * batch's end, and before a POST that could outlast the claim (writing it renews the claim). A run
+ * before a failure is recorded (the failure belongs to the notification just after it), with the
+ * lane's release at the batch's end, and before a POST that could outlast the claim (writing it
+ * renews the claim). A run
  * that dies in between leaves the lane where it was last written, and whoever takes it over sends
  * the notifications after that again, under their delivery IDs.
  */
@@ -149,6 +149,13 @@ class LanePosition {
     const now = this.deps.clock().getTime();
     if (now + ms < this.heldUntil.getTime() || this.reached === this.written) return;
     await this.record(new Date(now + this.leaseMs));
+  }
+
+  /** Gives the lane back with the position reached; returns whether notifications wait after it. */
+  async release(at: Date): Promise<boolean> {
+    const more = await this.deps.store.webhooks.releaseLane(this.key, at, this.reached === this.written ? undefined : this.reached);
+    this.written = this.reached;
+    return more;
   }
 
   /** Writes the position reached, if it moved. */
