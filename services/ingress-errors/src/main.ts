@@ -4,6 +4,7 @@
  * see `routes/ingress-error.routes.ts`. SIGTERM/SIGINT stop it after in-flight answers.
  */
 import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { createLimitedServer, stopOnSignals } from '@chat/http-server';
 import { createLogger, startAdminServer, type AdminServer } from '@chat/observability';
 import { loadConfigOrExit } from '@chat/service-config';
@@ -19,4 +20,5 @@ await once(server, 'listening');
 let admin: AdminServer | undefined;
 const isDraining = stopOnSignals({ server, admin: () => admin, logger });
 admin = await startAdminServer({ port: config.admin.port, host: config.admin.host, registry, checks: [], isDraining });
-logger.info({ port: config.http.port, admin: admin.url }, 'ingress error backend listening');
+// The bound port, which PORT=0 leaves to the system.
+logger.info({ port: (server.address() as AddressInfo).port, admin: admin.url }, 'ingress error backend listening');

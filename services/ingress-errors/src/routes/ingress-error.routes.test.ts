@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -13,15 +13,6 @@ const OPENAPI = JSON.parse(readFileSync(join(PACKAGE_DIR, '../../clients/contrac
 };
 const REPO = '01JGFJJZ00QNYBVPQTAT49MN0F';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 /** The statuses the committed OpenAPI document declares for `method` on `template`. */
 function declaredStatuses(template: string, method: string): string[] {
@@ -74,18 +65,25 @@ describe('ingress error backend (the ingress-errors process over real HTTP)', fu
   let output = '';
 
   before(async () => {
-    [port, admin] = [await freePort(), await freePort()];
-    // What the ingress-errors Deployment runs (the package's start script, without pnpm), from the sources.
+    // What the ingress-errors Deployment runs (the package's start script, without pnpm), from the
+    // sources. Both ports are the system's choice, read from its log: a port picked here and passed
+    // on could be taken by another suite's process before the child binds it.
     child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@chat/source', 'src/main.ts'], {
       cwd: PACKAGE_DIR,
-      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), INGRESS_ERRORS_ADMIN_PORT: String(admin), LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', INGRESS_ERRORS_ADMIN_PORT: '0', ADMIN_HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     for (const deadline = Date.now() + 30_000; ; await sleep(100)) {
-      const ready = await fetch(`http://127.0.0.1:${admin}/readyz`).then((r) => r.status === 200, () => false);
-      if (ready) break;
+      const line = output.split('\n').find((l) => l.includes('ingress error backend listening'));
+      if (line) {
+        const listening = JSON.parse(line) as { port: number; admin: string };
+        port = listening.port;
+        admin = Number(new URL(listening.admin).port);
+        const ready = await fetch(`${listening.admin}/readyz`).then((r) => r.status === 200, () => false);
+        if (ready) break;
+      }
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`ingress-errors did not start:\n${output}`);
     }
   });
