@@ -70,10 +70,7 @@ export class InProcessLaneQueue implements LaneQueue {
     if (waiting) clearTimeout(waiting.timer);
     const timer = setTimeout(() => {
       this.waiting.delete(name);
-      // Started meanwhile (queued again at once while it waited): it runs again once done.
-      const started = this.running.get(name);
-      if (started) started.again = true;
-      else this.ready.set(name, key);
+      this.ready.set(name, key);
       this.pump();
     }, Math.max(0, at - Date.now()));
     timer.unref();
