@@ -16,8 +16,9 @@ function segment(valid: string[]) {
   );
 }
 
+/** The viewer's pages, `/` and `/callback`, each with the trailing slash every route allows (so `//` too). */
 function servedByViewer(method: string, path: string): boolean {
-  return method === 'GET' && /^\/(?:callback)?(?:\?|$)/.test(path);
+  return method === 'GET' && /^\/(?:callback)?\/?(?:\?|$)/.test(path);
 }
 
 function pathArbitrary(repositoryIds: string[], branchIds: string[]) {
