@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { ulid } from 'ulid';
-import { readMetric } from '../harness/gateway-cluster.ts';
+import { metricValue, scrapeMetrics } from '../harness/gateway-cluster.ts';
 import { startBenchCluster, type BenchCluster } from './bench-cluster.ts';
 import { startPacedWriter, type WriterStats } from './paced-writer.ts';
 import { RoundRobinBalancers } from './round-robin-balancers.ts';
@@ -33,6 +33,13 @@ const STORM_GATEWAY_ENV = { GATEWAY_STREAM_OPENS_PER_SECOND: '1000', GATEWAY_STR
 /** How long the scenario waits for every client to be back before it gives up and reports. */
 const RECOVERY_DEADLINE_MS = 90_000;
 const POLL_MS = 250;
+/**
+ * How often the gateway taking the reconnects is scraped. Its queue gauge is the peak since the
+ * previous scrape, so a slower scrape misses nothing; a scrape costs the gateway work in proportion
+ * to its sockets (the process collectors list every handle and descriptor), and at several a second
+ * that work would be the bench's, not the storm's. Prometheus scrapes every 15–30 s.
+ */
+const SCRAPE_MS = 1000;
 
 /** Everything the storm figures are computed from (storm-report.ts). */
 export interface StormRun {
@@ -45,6 +52,12 @@ export interface StormRun {
   kill: StormPhase & {
     /** Commit → receipt over the streams the survivor held before the kill, from the kill to the end of the phase. */
     heldLatency: LatencyHistogram;
+    /**
+     * The survivor's own account of the same phase: its live room events by commit → written to the
+     * last of its streams of the room (`chat_gateway_delivery_latency_seconds`, one sample per event),
+     * cumulative by bucket; undefined when its admin server could not be read.
+     */
+    survivorDeliveries: DeliveryBuckets | undefined;
     /** Commit → receipt over every stream in the 2 s before the kill. */
     beforeLatency: LatencyHistogram;
   };
@@ -53,13 +66,16 @@ export interface StormRun {
   corePeakCallsPerSecond: number;
   /**
    * The most authorizations waiting for core at once in the gateway taking the reconnects (its
-   * `chat_gateway_core_queue_peak`, read every POLL_MS), and its bound; undefined when unreadable.
+   * `chat_gateway_core_queue_peak`, read every SCRAPE_MS), and its bound; undefined when unreadable.
    */
   coreQueue: { peak: number; bound: number } | undefined;
   /** `stream lease trouble` lines in every gateway's log, and every other warning by message. */
   leaseTrouble: number;
   warnings: Map<string, number>;
 }
+
+/** A cumulative latency histogram's buckets: how many samples took at most `le` seconds. */
+export type DeliveryBuckets = Array<{ le: number; count: number }>;
 
 export interface StormPhase {
   startedAt: number;
@@ -124,6 +140,7 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
 
     // SIGKILL: gateway 0's clients are cut at once and come back through the balancers to gateway 1.
     const closesBeforeKill = await closesByReason(survivor);
+    const deliveriesBeforeKill = await deliveriesOf(survivor);
     const queueWhileKilled = watchCoreQueue(survivor);
     await pool.reset();
     const killStart = Date.now();
@@ -138,7 +155,8 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
     await sleep(2000);
     const heldLatency = (await pool.report()).latency;
     const killQueue = await queueWhileKilled.stop();
-    const kill = { startedAt: killStart, endedAt: Date.now(), survivorCloses: subtract(await closesByReason(survivor), closesBeforeKill), heldLatency, beforeLatency };
+    const survivorDeliveries = bucketsSince(await deliveriesOf(survivor), deliveriesBeforeKill);
+    const kill = { startedAt: killStart, endedAt: Date.now(), survivorCloses: subtract(await closesByReason(survivor), closesBeforeKill), heldLatency, beforeLatency, survivorDeliveries };
 
     // SIGTERM: gateway 0 back; gateway 1, now holding every stream, drains them over its window.
     await victim.restart!();
@@ -201,14 +219,38 @@ async function waitForQuiet(pool: SseLoadPool): Promise<void> {
 const CLOSE_REASONS = ['client_closed', 'slow_consumer', 'source_error', 'store_error', 'rotation', 'shutdown', 'open_failed', 'access_revoked', 'authorization_unavailable', 'token_expiring'];
 
 async function closesByReason(gateway: GatewayEntry): Promise<Record<string, number> | undefined> {
-  const admin = { adminUrl: gateway.adminUrl! };
-  const counts: Record<string, number> = {};
+  let text: string;
   try {
-    for (const reason of CLOSE_REASONS) counts[reason] = await readMetric(admin, 'chat_gateway_streams_closed_total', { kind: 'message', reason });
+    text = await scrapeMetrics({ adminUrl: gateway.adminUrl! });
   } catch {
     return undefined;
   }
-  return counts;
+  return Object.fromEntries(CLOSE_REASONS.map((reason) => [reason, metricValue(text, 'chat_gateway_streams_closed_total', { kind: 'message', reason })] as const));
+}
+
+const DELIVERY_BUCKET = /^chat_gateway_delivery_latency_seconds_bucket\{([^}]*)\}\s+(\S+)/;
+
+/** The gateway's live room-event deliveries by latency bucket, as its metrics stand now. */
+async function deliveriesOf(gateway: GatewayEntry): Promise<DeliveryBuckets | undefined> {
+  let text: string;
+  try {
+    text = await scrapeMetrics({ adminUrl: gateway.adminUrl! });
+  } catch {
+    return undefined;
+  }
+  const buckets: DeliveryBuckets = [];
+  for (const line of text.split('\n')) {
+    const match = DELIVERY_BUCKET.exec(line);
+    if (!match || !match[1]!.includes('kind="message"')) continue;
+    const le = /le="([^"]+)"/.exec(match[1]!)?.[1];
+    if (le !== undefined) buckets.push({ le: le === '+Inf' ? Infinity : Number(le), count: Number(match[2]) });
+  }
+  return buckets.sort((a, b) => a.le - b.le);
+}
+
+function bucketsSince(after: DeliveryBuckets | undefined, before: DeliveryBuckets | undefined): DeliveryBuckets | undefined {
+  if (!after || !before) return undefined;
+  return after.map(({ le, count }) => ({ le, count: count - (before.find((b) => b.le === le)?.count ?? 0) }));
 }
 
 function subtract(after: Record<string, number> | undefined, before: Record<string, number> | undefined): Record<string, number> | undefined {
@@ -242,7 +284,7 @@ function watchCoreCalls(cluster: BenchCluster): { stop(): number } {
 }
 
 /**
- * Reads the gateway's core queue peak (the peak since its previous scrape) every POLL_MS; `stop`
+ * Reads the gateway's core queue peak (the peak since its previous scrape) every SCRAPE_MS; `stop`
  * returns the highest and the bound, or undefined when a reading failed (its admin server refused).
  */
 function watchCoreQueue(gateway: GatewayEntry): { stop(): Promise<{ peak: number; bound: number } | undefined> } {
@@ -251,21 +293,26 @@ function watchCoreQueue(gateway: GatewayEntry): { stop(): Promise<{ peak: number
   let failed = false;
   let peak = 0;
   let bound = 0;
+  const scrape = async () => {
+    try {
+      const text = await scrapeMetrics(admin);
+      peak = Math.max(peak, metricValue(text, 'chat_gateway_core_queue_peak'));
+      bound = metricValue(text, 'chat_gateway_core_queue_bound');
+    } catch {
+      failed = true;
+    }
+  };
   const sampling = (async () => {
     while (!stopped) {
-      try {
-        peak = Math.max(peak, await readMetric(admin, 'chat_gateway_core_queue_peak'));
-        bound = await readMetric(admin, 'chat_gateway_core_queue_bound');
-      } catch {
-        failed = true;
-      }
-      await sleep(POLL_MS);
+      await scrape();
+      await sleep(SCRAPE_MS);
     }
   })();
   return {
     async stop() {
       stopped = true;
       await sampling;
+      await scrape(); // the peak since the loop's last reading
       return failed ? undefined : { peak, bound };
     },
   };

@@ -213,7 +213,16 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
 
 /** The value of one Prometheus sample on a service's admin `/metrics` (0 when absent). */
 export async function readMetric(service: Pick<RestartableService, 'adminUrl'>, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${service.adminUrl}/metrics`)).text();
+  return metricValue(await scrapeMetrics(service), name, labels);
+}
+
+/** One scrape of a service's `/metrics`, for reading several values with {@link metricValue}. */
+export async function scrapeMetrics(service: Pick<RestartableService, 'adminUrl'>): Promise<string> {
+  return (await fetch(`${service.adminUrl}/metrics`)).text();
+}
+
+/** A sample's value in a scrape's text (the first series of `name` whose labels include `labels`), or 0. */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   for (const line of text.split('\n')) {
     if (!line.startsWith(name)) continue;
