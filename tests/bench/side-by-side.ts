@@ -113,8 +113,21 @@ async function isBenchPostgres(pid: number): Promise<boolean> {
   return !backend || backend[1]!.startsWith('bench_sbs');
 }
 
-/** The environment the project needs on top of what the harness sets (it starts the services the way a developer does). */
-const PROJECT_ENV = { CHAT_DEVELOPMENT_MODE: 'true' };
+/**
+ * The environment the project needs on top of what the harness sets (it starts the services the way a
+ * developer does). The harness lifts the service's protective limits (the append rate, the stream
+ * caps, the output queues) to measure what it can do. Two more it does not name are lifted here, or
+ * scenario `d` (10,000 opens at once, all on one token) would measure them, not the opens: the
+ * gateway's open rate (1,000 a second after a burst of 2,000, lifted as the bench's own deployments
+ * lift it) and the authorizations one principal may have waiting for core (64 of the queue's 1,024:
+ * raised to the whole queue).
+ */
+const PROJECT_ENV = {
+  CHAT_DEVELOPMENT_MODE: 'true',
+  GATEWAY_STREAM_OPENS_PER_SECOND: '1000000',
+  GATEWAY_STREAM_OPEN_BURST: '1000000',
+  CORE_AUTHORIZATIONS_PER_PRINCIPAL: '1024',
+};
 
 export interface SideBySideResult {
   figures: SideBySideFigure[];
@@ -254,7 +267,7 @@ function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler:
       figures.push({
         name: `1,000 rooms × 2 streams, 500 appends/s: append→receipt p50 / p99${body.suffix}`,
         value: perRun(cs, (p) => `${ms(p.ours!.latencyMs?.p50)} / ${ms(p.ours!.latencyMs?.p99)} (Nchan, ${body.label}: ${ms(body.of(p)?.latencyMs?.p50)} / ${ms(body.of(p)?.latencyMs?.p99)}; p99 ${ratio(p.ours!.latencyMs?.p99, body.of(p)?.latencyMs?.p99)})`),
-        target: 'p99 ≤ 10 ms',
+        target: 'p99 ≤ 5 ms',
         note: `achieved ${perRun(cs, (p) => `${(p.ours!.publish?.achievedRate ?? 0).toFixed(0)}/s`)}; load ${perRun(cs, (p) => p.ours!.load ?? '?')}`,
       });
     }
@@ -267,7 +280,7 @@ function figuresOf(results: Map<string, Result>, side: 'ours' | 'dist', sampler:
           const nchan = cpuPerAppend(body.of(p) ?? {});
           return `${ours === undefined ? '—' : Math.round(ours).toLocaleString('en-US')} µs (Nchan, ${body.label}: ${nchan === undefined ? '—' : Math.round(nchan)} µs, ${ratio(ours, nchan)})`;
         }),
-        target: '≤ 400 µs',
+        target: "≤ Nchan's with the same payload size (≤ 1.00×)",
         note: perRun(cs, (p) => storeNote(p.ours!, sampler) + serviceNote(p.ours!)),
       });
     }

@@ -126,6 +126,8 @@ export function stormFigures(run: StormRun): StormFigures {
 function survivorWrites(buckets: DeliveryBuckets | undefined): StormFigures['survivorWrites'] {
   if (!buckets || buckets.length === 0) return undefined;
   const events = buckets[buckets.length - 1]!.count;
+  // No live event in the phase says nothing about the target: the run did not measure it.
+  if (events === 0) return { events, withinTarget: 0, p99AtMostMs: Infinity };
   const withinTarget = buckets.find((b) => b.le * 1000 >= STORM_TARGETS.survivorP99Ms)?.count ?? events;
   const p99AtMost = buckets.find((b) => b.count >= events * 0.99)?.le ?? Infinity;
   return { events, withinTarget, p99AtMostMs: p99AtMost * 1000 };
@@ -233,6 +235,7 @@ export function stormProblems(run: StormRun, f: StormFigures = stormFigures(run)
   if (run.coreQueue === undefined) problems.push("the core queue's peak could not be read");
   else if (run.coreQueue.peak >= run.coreQueue.bound) problems.push(`core queue peak ${run.coreQueue.peak} reached its bound ${run.coreQueue.bound}`);
   if (f.survivorWrites === undefined) problems.push("the survivor's deliveries could not be read");
+  else if (f.survivorWrites.events === 0) problems.push("no live event reached the survivor's streams during the SIGKILL phase");
   else if (timed && !(f.survivorWrites.p99AtMostMs <= STORM_TARGETS.survivorP99Ms)) problems.push(`survivor's deliveries: ${f.survivorWrites.events - f.survivorWrites.withinTarget} of ${f.survivorWrites.events} events written later than ${STORM_TARGETS.survivorP99Ms} ms (more than 1 %)`);
   if (f.handoffs < f.streams * 0.9) problems.push(`only ${f.handoffs} of ${f.streams} streams got a handoff`);
   const share = maxShare(f.reconnectsPerSecond);
