@@ -139,8 +139,7 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
     const beforeLatency = (await pool.report()).latency;
 
     // SIGKILL: gateway 0's clients are cut at once and come back through the balancers to gateway 1.
-    const closesBeforeKill = await closesByReason(survivor);
-    const deliveriesBeforeKill = await deliveriesOf(survivor);
+    const survivorBeforeKill = await scrapeGateway(survivor);
     const queueWhileKilled = watchCoreQueue(survivor);
     await pool.reset();
     const killStart = Date.now();
@@ -155,13 +154,20 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
     await sleep(2000);
     const heldLatency = (await pool.report()).latency;
     const killQueue = await queueWhileKilled.stop();
-    const survivorDeliveries = bucketsSince(await deliveriesOf(survivor), deliveriesBeforeKill);
-    const kill = { startedAt: killStart, endedAt: Date.now(), survivorCloses: subtract(await closesByReason(survivor), closesBeforeKill), heldLatency, beforeLatency, survivorDeliveries };
+    const survivorAfterKill = await scrapeGateway(survivor);
+    const kill = {
+      startedAt: killStart,
+      endedAt: Date.now(),
+      survivorCloses: subtract(closesIn(survivorAfterKill), closesIn(survivorBeforeKill)),
+      heldLatency,
+      beforeLatency,
+      survivorDeliveries: bucketsSince(deliveriesIn(survivorAfterKill), deliveriesIn(survivorBeforeKill)),
+    };
 
     // SIGTERM: gateway 0 back; gateway 1, now holding every stream, drains them over its window.
     await victim.restart!();
     await sleep(1000);
-    const closesBeforeTerm = await closesByReason(victim);
+    const closesBeforeTerm = closesIn(await scrapeGateway(victim));
     const queueWhileTerminated = watchCoreQueue(victim);
     const termStart = Date.now();
     logFiles.push(survivor.service.logFile);
@@ -175,7 +181,7 @@ async function storm(cluster: BenchCluster, balancers: RoundRobinBalancers, pool
     const backAgain = await waitUntilAllOpen(pool, shape.streams);
     progress(`SIGTERM: drained in ${((exitedAt - termStart) / 1000).toFixed(1)} s; every client open again: ${backAgain ? 'yes' : 'NOT within the deadline'}`);
     const termQueue = await queueWhileTerminated.stop();
-    const term = { startedAt: termStart, endedAt: Date.now(), exitedAt, survivorCloses: subtract(await closesByReason(victim), closesBeforeTerm) };
+    const term = { startedAt: termStart, endedAt: Date.now(), exitedAt, survivorCloses: subtract(closesIn(await scrapeGateway(victim)), closesBeforeTerm) };
     const coreQueue = killQueue && termQueue ? { peak: Math.max(killQueue.peak, termQueue.peak), bound: killQueue.bound } : undefined;
     await sleep(2000);
     const written = await writer.stop();
@@ -218,28 +224,23 @@ async function waitForQuiet(pool: SseLoadPool): Promise<void> {
 
 const CLOSE_REASONS = ['client_closed', 'slow_consumer', 'source_error', 'store_error', 'rotation', 'shutdown', 'open_failed', 'access_revoked', 'authorization_unavailable', 'token_expiring'];
 
-async function closesByReason(gateway: GatewayEntry): Promise<Record<string, number> | undefined> {
-  let text: string;
-  try {
-    text = await scrapeMetrics({ adminUrl: gateway.adminUrl! });
-  } catch {
-    return undefined;
-  }
-  return Object.fromEntries(CLOSE_REASONS.map((reason) => [reason, metricValue(text, 'chat_gateway_streams_closed_total', { kind: 'message', reason })] as const));
+/** One scrape of a gateway's metrics, or undefined when its admin server refused (a process at its open-file cap does). */
+async function scrapeGateway(gateway: GatewayEntry): Promise<string | undefined> {
+  return scrapeMetrics({ adminUrl: gateway.adminUrl! }).catch(() => undefined);
+}
+
+function closesIn(scrape: string | undefined): Record<string, number> | undefined {
+  if (scrape === undefined) return undefined;
+  return Object.fromEntries(CLOSE_REASONS.map((reason) => [reason, metricValue(scrape, 'chat_gateway_streams_closed_total', { kind: 'message', reason })] as const));
 }
 
 const DELIVERY_BUCKET = /^chat_gateway_delivery_latency_seconds_bucket\{([^}]*)\}\s+(\S+)/;
 
-/** The gateway's live room-event deliveries by latency bucket, as its metrics stand now. */
-async function deliveriesOf(gateway: GatewayEntry): Promise<DeliveryBuckets | undefined> {
-  let text: string;
-  try {
-    text = await scrapeMetrics({ adminUrl: gateway.adminUrl! });
-  } catch {
-    return undefined;
-  }
+/** The gateway's live room-event deliveries by latency bucket, as a scrape found them. */
+function deliveriesIn(scrape: string | undefined): DeliveryBuckets | undefined {
+  if (scrape === undefined) return undefined;
   const buckets: DeliveryBuckets = [];
-  for (const line of text.split('\n')) {
+  for (const line of scrape.split('\n')) {
     const match = DELIVERY_BUCKET.exec(line);
     if (!match || !match[1]!.includes('kind="message"')) continue;
     const le = /le="([^"]+)"/.exec(match[1]!)?.[1];
@@ -288,19 +289,18 @@ function watchCoreCalls(cluster: BenchCluster): { stop(): number } {
  * returns the highest and the bound, or undefined when a reading failed (its admin server refused).
  */
 function watchCoreQueue(gateway: GatewayEntry): { stop(): Promise<{ peak: number; bound: number } | undefined> } {
-  const admin = { adminUrl: gateway.adminUrl! };
   let stopped = false;
   let failed = false;
   let peak = 0;
   let bound = 0;
   const scrape = async () => {
-    try {
-      const text = await scrapeMetrics(admin);
-      peak = Math.max(peak, metricValue(text, 'chat_gateway_core_queue_peak'));
-      bound = metricValue(text, 'chat_gateway_core_queue_bound');
-    } catch {
+    const text = await scrapeGateway(gateway);
+    if (text === undefined) {
       failed = true;
+      return;
     }
+    peak = Math.max(peak, metricValue(text, 'chat_gateway_core_queue_peak'));
+    bound = metricValue(text, 'chat_gateway_core_queue_bound');
   };
   const sampling = (async () => {
     while (!stopped) {
